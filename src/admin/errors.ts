@@ -1,0 +1,50 @@
+/** google.rpc-style status names of the admin API error body (DESIGN.md). */
+export type AdminStatus =
+  | "INVALID_ARGUMENT"
+  | "UNAUTHENTICATED"
+  | "PERMISSION_DENIED"
+  | "NOT_FOUND"
+  | "ALREADY_EXISTS"
+  | "FAILED_PRECONDITION"
+  | "RESOURCE_EXHAUSTED"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "INTERNAL";
+
+const HTTP: Record<AdminStatus, number> = {
+  INVALID_ARGUMENT: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  ALREADY_EXISTS: 409,
+  FAILED_PRECONDITION: 412,
+  RESOURCE_EXHAUSTED: 429,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL: 500,
+};
+
+/** The one error type of the admin API, rendered as `{"error": {code, status, message, details}}`. */
+export class AdminError extends Error {
+  readonly status: AdminStatus;
+  readonly details: readonly unknown[];
+  constructor(status: AdminStatus, message: string, details: readonly unknown[] = []) {
+    super(message);
+    this.name = "AdminError";
+    this.status = status;
+    this.details = details;
+  }
+  get httpStatus(): number {
+    return HTTP[this.status];
+  }
+}
+
+export const invalidArgument = (message: string): AdminError => new AdminError("INVALID_ARGUMENT", message);
+export const notFound = (message: string): AdminError => new AdminError("NOT_FOUND", message);
+
+export const errorBody = (
+  httpStatus: number,
+  status: AdminStatus,
+  message: string,
+  details: readonly unknown[] = [],
+) => ({
+  error: { code: httpStatus, status, message, details },
+});

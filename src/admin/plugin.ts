@@ -1,0 +1,57 @@
+import type { FastifyError, FastifyInstance } from "fastify";
+import type { Logger } from "../platform/logger.js";
+import { verifySecret } from "../platform/crypto.js";
+import { AdminError, errorBody } from "./errors.js";
+
+export const ADMIN_PREFIX = "/v2alpha1/admin";
+
+/**
+ * Admin scope plumbing: bearer admin token (constant time), the admin error body, 404/415 in that body.
+ * Routes are registered by the caller (app.ts) inside this scope.
+ */
+export function installAdminPlumbing(scope: FastifyInstance, adminTokenHash: string, logger: Logger): void {
+  scope.addHook("onRequest", async (req) => {
+    const header = req.headers.authorization;
+    if (header === undefined || header.trim() === "") {
+      throw new AdminError("UNAUTHENTICATED", "missing Authorization: Bearer <admin token>");
+    }
+    const token = header.trim().replace(/^bearer\s+/i, "");
+    if (!verifySecret(token, adminTokenHash)) throw new AdminError("UNAUTHENTICATED", "invalid admin token");
+  });
+
+  scope.setNotFoundHandler((req, reply) => {
+    reply.code(404).send(errorBody(404, "NOT_FOUND", `no admin route ${req.method} ${req.url.split("?")[0]}`));
+  });
+
+  scope.setErrorHandler((error: FastifyError | AdminError, req, reply) => {
+    if (error instanceof AdminError) {
+      reply.code(error.httpStatus).send(errorBody(error.httpStatus, error.status, error.message, error.details));
+      return;
+    }
+    const code = (error as FastifyError).code;
+    if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+      reply.code(415).send(errorBody(415, "UNSUPPORTED_MEDIA_TYPE", "request bodies must be application/json"));
+      return;
+    }
+    if (code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      reply.code(413).send(errorBody(413, "INVALID_ARGUMENT", "request body is too large"));
+      return;
+    }
+    const status = (error as FastifyError).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      reply.code(400).send(errorBody(400, "INVALID_ARGUMENT", safeClientMessage(error)));
+      return;
+    }
+    logger.error({ err: error, method: req.method, url: req.url }, "admin request failed");
+    reply.code(500).send(errorBody(500, "INTERNAL", "internal error"));
+  });
+}
+
+/** Fastify's own 4xx messages (bad JSON, empty body) are safe to show; nothing else is. */
+function safeClientMessage(error: FastifyError): string {
+  if (error.code === "FST_ERR_CTP_EMPTY_JSON_BODY") return "request body is empty";
+  if (error instanceof SyntaxError || error.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
+    return "request body is not valid JSON";
+  }
+  return error.message;
+}

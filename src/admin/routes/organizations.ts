@@ -1,0 +1,40 @@
+import type { FastifyInstance } from "fastify";
+import type { Organization, OrganizationService } from "../../directory/organizations/service.js";
+import { isUuid } from "../../platform/ids.js";
+import { notFound } from "../errors.js";
+import { pageOf, parsePageRequest } from "../paging.js";
+import { requireObject, requireString } from "../validate.js";
+
+export const organizationJson = (o: Organization) => ({
+  id: o.id,
+  name: o.name,
+  create_time: o.createTime.toISOString(),
+});
+
+export function registerOrganizationRoutes(scope: FastifyInstance, organizations: OrganizationService): void {
+  scope.post("/organizations", async (req, reply) => {
+    const name = requireString(requireObject(req.body), "name", 256);
+    reply.code(201);
+    return organizationJson(await organizations.create(name));
+  });
+
+  scope.get("/organizations", async (req) => {
+    const page = parsePageRequest(req.query as Record<string, unknown>);
+    const rows = await organizations.list(page.after, page.pageSize + 1);
+    const { items, next_page_token } = pageOf(rows, page.pageSize, (o) => o.id);
+    return { organizations: items.map(organizationJson), next_page_token };
+  });
+
+  scope.get<{ Params: { id: string } }>("/organizations/:id", async (req) => {
+    const org = isUuid(req.params.id) ? await organizations.get(req.params.id) : undefined;
+    if (org === undefined) throw notFound(`organization ${req.params.id} does not exist`);
+    return organizationJson(org);
+  });
+
+  /** Deleting an organization removes everything in it: clients, identities, groups (FK cascades). */
+  scope.delete<{ Params: { id: string } }>("/organizations/:id", async (req) => {
+    const deleted = isUuid(req.params.id) && (await organizations.delete(req.params.id));
+    if (!deleted) throw notFound(`organization ${req.params.id} does not exist`);
+    return {};
+  });
+}

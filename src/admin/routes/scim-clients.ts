@@ -1,0 +1,210 @@
+import type { FastifyInstance } from "fastify";
+import type { ScimClient, ScimClientChanges, ScimClientService } from "../../directory/scim-clients/service.js";
+import { randomToken } from "../../platform/ids.js";
+import { AdminError, invalidArgument, notFound } from "../errors.js";
+import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { type MaskSpec, resolveUpdateMask } from "../update-mask.js";
+import {
+  isObject,
+  type JsonObject,
+  optionalBoolean,
+  optionalObject,
+  optionalString,
+  requireObject,
+  requireString,
+  validateHttpUrl,
+} from "../validate.js";
+
+const CLIENT_ID_RE = /^[A-Za-z0-9._~-]{1,128}$/;
+
+export const SCIM_CLIENT_MASK: MaskSpec = {
+  mutable: [
+    "name",
+    "secret",
+    "auto_link",
+    "mapping",
+    "tenant",
+    "product",
+    "webhook.url",
+    "webhook.secret",
+    "log_webhook_events",
+  ],
+  immutable: ["client_id", "organization_id", "scim_base_url", "create_time", "update_time"],
+};
+
+export interface ScimClientRouteDeps {
+  readonly scimClients: ScimClientService;
+  readonly publicUrl: () => string;
+  /** Validates a data mapping (expression or URL) before it is stored; throws INVALID_ARGUMENT. */
+  readonly validateMapping: (mapping: string) => Promise<void>;
+}
+
+export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClientRouteDeps): void {
+  const { scimClients } = deps;
+  const json = (c: ScimClient, extra: JsonObject = {}) => scimClientJson(c, deps.publicUrl(), extra);
+
+  scope.post("/scimClients", async (req, reply) => {
+    const body = requireObject(req.body);
+    const organizationId = requireUuid(requireString(body, "organization_id"), "organization_id");
+    const clientId = optionalString(body, "client_id", 128) ?? randomToken(12);
+    if (!CLIENT_ID_RE.test(clientId)) {
+      throw invalidArgument("client_id may use only letters, digits and . _ ~ - (at most 128 characters)");
+    }
+    const givenSecret = optionalString(body, "secret", 1024);
+    if (givenSecret !== undefined) validateSharedSecret(givenSecret);
+    const secret = givenSecret ?? randomToken(32);
+    const mapping = optionalString(body, "mapping", 256 * 1024) ?? null;
+    if (mapping !== null) await deps.validateMapping(mapping);
+    const result = await scimClients.create({
+      organizationId,
+      clientId,
+      secret,
+      name: optionalString(body, "name", 256) ?? "",
+      autoLink: optionalBoolean(body, "auto_link") ?? false,
+      mapping,
+      tenant: optionalString(body, "tenant", 256) ?? "",
+      product: optionalString(body, "product", 256) ?? "",
+      webhook: parseWebhook(optionalObject(body, "webhook")),
+      logWebhookEvents: optionalBoolean(body, "log_webhook_events") ?? false,
+    });
+    if (!result.ok) {
+      if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
+      throw notFound(`organization ${organizationId} does not exist`);
+    }
+    reply.code(201);
+    // The secret is shown once, and only when Roster generated it.
+    return json(result.client, givenSecret === undefined ? { secret } : {});
+  });
+
+  scope.get("/scimClients", async (req) => {
+    const query = req.query as Record<string, unknown>;
+    const page = parsePageRequest(query);
+    const org = first(query.organization_id);
+    const rows = await scimClients.list(
+      org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
+      page.after,
+      page.pageSize + 1,
+    );
+    const { items, next_page_token } = pageOf(rows, page.pageSize, (c) => c.clientId);
+    return { scim_clients: items.map((c) => json(c)), next_page_token };
+  });
+
+  scope.get<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
+    const client = await scimClients.get(req.params.clientId);
+    if (client === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+    return json(client);
+  });
+
+  scope.patch<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
+    const raw = requireObject(req.body);
+    const body = isObject(raw.scim_client) ? raw.scim_client : raw;
+    if (typeof body.client_id === "string" && body.client_id !== req.params.clientId) {
+      throw invalidArgument("client_id in the body differs from the one in the path");
+    }
+    const mask = first((req.query as Record<string, unknown>).update_mask);
+    const updates = resolveUpdateMask(mask, body, SCIM_CLIENT_MASK);
+    const changes = await toChanges(updates, deps);
+    const existing = await scimClients.get(req.params.clientId);
+    if (existing === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+    if (changes.webhookSecret !== undefined && changes.webhookSecret !== null) {
+      const url = changes.webhookUrl === undefined ? existing.webhookUrl : changes.webhookUrl;
+      if (url === null) throw invalidArgument("webhook.secret needs a webhook.url");
+    }
+    const updated = await scimClients.update(req.params.clientId, changes);
+    if (updated === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+    return json(updated);
+  });
+
+  scope.delete<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
+    if (!(await scimClients.delete(req.params.clientId))) {
+      throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+    }
+    return {};
+  });
+}
+
+async function toChanges(
+  updates: ReturnType<typeof resolveUpdateMask>,
+  deps: ScimClientRouteDeps,
+): Promise<ScimClientChanges> {
+  const changes: ScimClientChanges = {};
+  const str = (v: unknown, field: string): string => {
+    if (v === undefined) return "";
+    if (typeof v !== "string") throw invalidArgument(`${field} must be a string`);
+    return v;
+  };
+  for (const { path, value } of updates) {
+    switch (path) {
+      case "name":
+        changes.name = str(value, path);
+        break;
+      case "secret":
+        if (value === undefined) throw invalidArgument("secret cannot be cleared; give a new one");
+        changes.secret = validateSharedSecret(str(value, path));
+        break;
+      case "auto_link":
+      case "log_webhook_events": {
+        if (value !== undefined && typeof value !== "boolean") throw invalidArgument(`${path} must be a boolean`);
+        const flag = value === true;
+        if (path === "auto_link") changes.autoLink = flag;
+        else changes.logWebhookEvents = flag;
+        break;
+      }
+      case "mapping":
+        changes.mapping = value === undefined ? null : str(value, path);
+        if (changes.mapping !== null) await deps.validateMapping(changes.mapping);
+        break;
+      case "tenant":
+        changes.tenant = str(value, path);
+        break;
+      case "product":
+        changes.product = str(value, path);
+        break;
+      case "webhook.url":
+        changes.webhookUrl = value === undefined ? null : validateHttpUrl(str(value, path), path);
+        if (changes.webhookUrl === null) changes.webhookSecret = null;
+        break;
+      case "webhook.secret":
+        changes.webhookSecret = value === undefined ? null : str(value, path);
+        break;
+    }
+  }
+  return changes;
+}
+
+function parseWebhook(webhook: JsonObject | undefined): { url: string; secret: string | null } | null {
+  if (webhook === undefined) return null;
+  const url = optionalString(webhook, "url", 2048);
+  const secret = optionalString(webhook, "secret", 1024) ?? null;
+  if (url === undefined || url === "") {
+    if (secret !== null) throw invalidArgument("webhook.secret needs a webhook.url");
+    return null;
+  }
+  return { url: validateHttpUrl(url, "webhook.url"), secret };
+}
+
+/** Spec 5.2: configured without a Bearer prefix, since clients add one themselves. */
+function validateSharedSecret(secret: string): string {
+  if (secret.trim() !== secret || secret === "")
+    throw invalidArgument("secret must be non-empty without surrounding whitespace");
+  if (/^bearer\s/i.test(secret)) throw invalidArgument("secret must be configured without a Bearer prefix");
+  return secret;
+}
+
+export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObject = {}): JsonObject {
+  return {
+    client_id: c.clientId,
+    organization_id: c.organizationId,
+    name: c.name,
+    scim_base_url: `${publicUrl}/scim/${encodeURIComponent(c.clientId)}/v2`,
+    auto_link: c.autoLink,
+    mapping: c.mapping,
+    tenant: c.tenant,
+    product: c.product,
+    webhook: c.webhookUrl === null ? null : { url: c.webhookUrl, secret_set: c.webhookSecretSealed !== null },
+    log_webhook_events: c.logWebhookEvents,
+    create_time: c.createTime.toISOString(),
+    update_time: c.updateTime.toISOString(),
+    ...extra,
+  };
+}

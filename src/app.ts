@@ -1,0 +1,78 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { collectDefaultMetrics, Registry } from "prom-client";
+import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
+import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
+import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
+import { validateMappingSource } from "./directory/mapping/validate.js";
+import { OrganizationService } from "./directory/organizations/service.js";
+import { ScimClientService } from "./directory/scim-clients/service.js";
+import type { Clock } from "./platform/clock.js";
+import { SecretBox } from "./platform/crypto.js";
+import type { Logger } from "./platform/logger.js";
+import { registerScim } from "./scim/index.js";
+import { MAX_BODY_BYTES } from "./scim/limits.js";
+import { type Db, pendingMigrations } from "./storage/database.js";
+
+export interface AppDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** ROSTER_SECRETS: the first key signs and encrypts, the others still verify and decrypt. */
+  readonly secrets: readonly Buffer[];
+  /** Salted hash of the admin bearer token. */
+  readonly adminTokenHash: string;
+  /** Base of meta.location and scim_base_url; a function because port 0 is known only once listening. */
+  readonly publicUrl: () => string;
+}
+
+/** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: MAX_BODY_BYTES,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+    routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
+  });
+  const box = new SecretBox(deps.secrets);
+  const organizations = new OrganizationService(deps.db, deps.clock);
+  const scimClients = new ScimClientService(deps.db, deps.clock, box);
+
+  registerHealth(app, deps.db);
+
+  await app.register(
+    async (scope) => {
+      installAdminPlumbing(scope, deps.adminTokenHash, deps.logger);
+      registerOrganizationRoutes(scope, organizations);
+      registerScimClientRoutes(scope, {
+        scimClients,
+        publicUrl: deps.publicUrl,
+        validateMapping: validateMappingSource,
+      });
+    },
+    { prefix: ADMIN_PREFIX },
+  );
+
+  await registerScim(app, { clients: scimClients, publicUrl: deps.publicUrl, logger: deps.logger });
+  return app;
+}
+
+function registerHealth(app: FastifyInstance, db: Db): void {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  app.get("/health/alive", async () => ({ status: "ok" }));
+  app.get("/health/ready", async (_req, reply) => {
+    try {
+      const pending = await pendingMigrations(db);
+      if (pending > 0) return reply.code(503).send({ status: "migrations pending", pending });
+      return { status: "ok" };
+    } catch {
+      return reply.code(503).send({ status: "database unreachable" });
+    }
+  });
+  app.get("/metrics", async (_req, reply) => {
+    reply.type(registry.contentType);
+    return registry.metrics();
+  });
+}

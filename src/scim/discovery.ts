@@ -1,0 +1,99 @@
+import type { FastifyInstance } from "fastify";
+import { ScimError } from "./errors.js";
+import { CURSOR_TTL_SECONDS, DEFAULT_COUNT, FILTER_MAX_RESULTS, MAX_COUNT } from "./limits.js";
+import { refuseOtherMethods } from "./plugin.js";
+import { LIST_RESPONSE_SCHEMA } from "./render.js";
+import { RESOURCE_TYPES, SCHEMAS } from "./schema/registry.js";
+import type { ResourceTypeDefinition, SchemaDefinition } from "./schema/types.js";
+
+const SPC_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
+const RESOURCE_TYPE_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
+const SCHEMA_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Schema";
+export const DOCUMENTATION_URI = "https://github.com/roster-scim/roster#readme";
+
+/** Spec 2.6, value for value. */
+export function serviceProviderConfig(baseUrl: string) {
+  return {
+    schemas: [SPC_SCHEMA],
+    documentationUri: DOCUMENTATION_URI,
+    patch: { supported: true },
+    bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
+    filter: { supported: true, maxResults: FILTER_MAX_RESULTS },
+    changePassword: { supported: true },
+    sort: { supported: false },
+    etag: { supported: false },
+    pagination: {
+      cursor: true,
+      index: true,
+      defaultPaginationMethod: "index",
+      defaultPageSize: DEFAULT_COUNT,
+      maxPageSize: MAX_COUNT,
+      cursorTimeout: CURSOR_TTL_SECONDS,
+    },
+    authenticationSchemes: [
+      {
+        type: "oauthbearertoken",
+        name: "Shared secret bearer token",
+        description:
+          "The SCIM client's static shared secret in the Authorization header, with or without a Bearer prefix",
+        specUri: "https://www.rfc-editor.org/rfc/rfc6750",
+        documentationUri: DOCUMENTATION_URI,
+        primary: true,
+      },
+    ],
+    meta: { resourceType: "ServiceProviderConfig", location: `${baseUrl}/ServiceProviderConfig` },
+  };
+}
+
+const resourceTypeJson = (rt: ResourceTypeDefinition, baseUrl: string) => ({
+  schemas: [RESOURCE_TYPE_SCHEMA],
+  id: rt.id,
+  name: rt.name,
+  endpoint: rt.endpoint,
+  description: rt.description,
+  schema: rt.schema,
+  schemaExtensions: rt.schemaExtensions.map((e) => ({ schema: e.schema, required: e.required })),
+  meta: { resourceType: "ResourceType", location: `${baseUrl}/ResourceTypes/${rt.id}` },
+});
+
+const schemaJson = (s: SchemaDefinition, baseUrl: string) => ({
+  schemas: [SCHEMA_SCHEMA],
+  id: s.id,
+  name: s.name,
+  description: s.description,
+  attributes: s.attributes,
+  meta: { resourceType: "Schema", location: `${baseUrl}/Schemas/${s.id}` },
+});
+
+const listOf = (resources: unknown[]) => ({
+  schemas: [LIST_RESPONSE_SCHEMA],
+  totalResults: resources.length,
+  itemsPerPage: resources.length,
+  startIndex: 1,
+  Resources: resources,
+});
+
+/** Read-only discovery endpoints (spec 4.1), all derived from the one schema registry. */
+export function registerDiscoveryRoutes(scope: FastifyInstance, baseUrlOf: (clientId: string) => string): void {
+  const base = (params: unknown) => baseUrlOf((params as { clientId: string }).clientId);
+
+  scope.get("/ServiceProviderConfig", async (req) => serviceProviderConfig(base(req.params)));
+  scope.get("/ResourceTypes", async (req) =>
+    listOf(RESOURCE_TYPES.map((rt) => resourceTypeJson(rt, base(req.params)))),
+  );
+  scope.get<{ Params: { id: string } }>("/ResourceTypes/:id", async (req) => {
+    const rt = RESOURCE_TYPES.find((r) => r.id.toLowerCase() === req.params.id.toLowerCase());
+    if (rt === undefined) throw new ScimError(404, undefined, `resource type ${req.params.id} not found`);
+    return resourceTypeJson(rt, base(req.params));
+  });
+  scope.get("/Schemas", async (req) => listOf(SCHEMAS.map((s) => schemaJson(s, base(req.params)))));
+  scope.get<{ Params: { id: string } }>("/Schemas/:id", async (req) => {
+    const schema = SCHEMAS.find((s) => s.id.toLowerCase() === req.params.id.toLowerCase());
+    if (schema === undefined) throw new ScimError(404, undefined, `schema ${req.params.id} not found`);
+    return schemaJson(schema, base(req.params));
+  });
+
+  for (const url of ["/ServiceProviderConfig", "/ResourceTypes", "/ResourceTypes/:id", "/Schemas", "/Schemas/:id"]) {
+    refuseOtherMethods(scope, url, ["GET"]);
+  }
+}

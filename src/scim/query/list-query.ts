@@ -1,0 +1,93 @@
+import { ScimError } from "../errors.js";
+import { DEFAULT_COUNT, MAX_COUNT, MAX_START_INDEX } from "../limits.js";
+import { type EqFilter, parseFilter, type ResourceKind } from "./filter.js";
+
+export type Page =
+  | { kind: "offset"; startIndex: number; count: number }
+  | { kind: "cursor"; cursor: string; count: number };
+
+export interface ListQuery {
+  page: Page;
+  filter?: EqFilter;
+  filterText?: string;
+  attributes?: string[];
+  excludedAttributes?: string[];
+}
+
+export interface Projection {
+  attributes?: string[];
+  excludedAttributes?: string[];
+}
+
+/**
+ * Spec 4.4 and 4.6: the query of GET /Users and GET /Groups. `sortBy`/`sortOrder` are ignored, not rejected: sorting is
+ * unsupported (spec 4.8) and ServiceProviderConfig says so (RFC 7644 §3.4.2.3 lets a server ignore them).
+ */
+export function parseListQuery(kind: ResourceKind, q: Record<string, unknown>): ListQuery {
+  const count = clampedInteger(q, "count", DEFAULT_COUNT, 0, MAX_COUNT);
+  const cursor = param(q, "cursor");
+  const startIndexText = param(q, "startIndex");
+
+  let page: Page;
+  if (cursor !== undefined) {
+    // RFC 9865 §2: an empty cursor asks for the first page.
+    if (startIndexText !== undefined) {
+      throw new ScimError(
+        400,
+        "invalidValue",
+        "cursor and startIndex are mutually exclusive: use one pagination method",
+      );
+    }
+    page = { kind: "cursor", cursor, count };
+  } else {
+    page = { kind: "offset", startIndex: clampedInteger(q, "startIndex", 1, 1, MAX_START_INDEX), count };
+  }
+
+  const query: ListQuery = { page, ...parseProjection(q) };
+  const filterText = param(q, "filter");
+  if (filterText !== undefined) {
+    query.filter = parseFilter(kind, filterText);
+    query.filterText = filterText;
+  }
+  return query;
+}
+
+/** RFC 7644 §3.4.2.5: comma-separated attribute lists; blank entries are dropped and a blank list counts as absent. */
+export function parseProjection(q: Record<string, unknown>): Projection {
+  const attributes = list(param(q, "attributes"));
+  const excludedAttributes = list(param(q, "excludedAttributes"));
+  if (attributes !== undefined && excludedAttributes !== undefined) {
+    throw new ScimError(400, undefined, "attributes and excludedAttributes are mutually exclusive");
+  }
+  if (attributes !== undefined) return { attributes };
+  if (excludedAttributes !== undefined) return { excludedAttributes };
+  return {};
+}
+
+/** Fastify hands repeated parameters over as arrays; the first occurrence wins. */
+function param(q: Record<string, unknown>, name: string): string | undefined {
+  const raw: unknown = q[name];
+  const value: unknown = Array.isArray(raw) ? raw[0] : raw;
+  if (value === undefined || typeof value === "string") return value;
+  throw new ScimError(400, "invalidValue", `query parameter ${name} must be a string`);
+}
+
+function list(text: string | undefined): string[] | undefined {
+  const items = (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  return items.length > 0 ? items : undefined;
+}
+
+/** Spec 4.4/8: below the minimum clamps up (RFC 7644 §3.4.2.4); above the maximum is tooMany. */
+function clampedInteger(q: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
+  const text = param(q, name);
+  if (text === undefined) return fallback;
+  if (!/^[+-]?\d+$/.test(text.trim())) {
+    throw new ScimError(400, "invalidValue", `${name} must be an integer`);
+  }
+  const value = Number(text.trim());
+  if (value > max) throw new ScimError(400, "tooMany", `${name} must be at most ${max}`);
+  return Math.max(value, min);
+}

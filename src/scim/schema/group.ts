@@ -1,0 +1,33 @@
+import { attribute, complex } from "./define.js";
+import type { SchemaDefinition } from "./types.js";
+
+/** RFC 7643 §4.2 and §8.7.1, "urn:ietf:params:scim:schemas:core:2.0:Group"; spec 2.3 makes displayName required. */
+export const GROUP_SCHEMA_DEFINITION: SchemaDefinition = {
+  id: "urn:ietf:params:scim:schemas:core:2.0:Group",
+  name: "Group",
+  description: "Group",
+  attributes: [
+    attribute("displayName", "A human-readable name for the Group.  REQUIRED.", { required: true }),
+    complex(
+      "members",
+      "A list of members of the Group.",
+      [
+        attribute("value", "Identifier of the member of this Group.", { mutability: "immutable" }),
+        attribute("$ref", "The URI corresponding to a SCIM resource that is a member of this Group.", {
+          type: "reference",
+          referenceTypes: ["User", "Group"],
+          mutability: "immutable",
+        }),
+        // Spec 2.3 rule 2: the member's userName or group name, resolved by the server.
+        attribute("display", "A human-readable name of the member, primarily used for display purposes.", {
+          mutability: "readOnly",
+        }),
+        attribute("type", "A label indicating the type of resource, e.g., 'User' or 'Group'.", {
+          canonicalValues: ["User", "Group"],
+          mutability: "immutable",
+        }),
+      ],
+      { multiValued: true },
+    ),
+  ],
+};

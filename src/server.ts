@@ -1,0 +1,111 @@
+import "dotenv/config";
+import { buildApp } from "./app.js";
+import { ConfigError, describeConfig, loadConfig } from "./config.js";
+import { systemClock } from "./platform/clock.js";
+import { hashSecret } from "./platform/crypto.js";
+import { randomToken } from "./platform/ids.js";
+import { createLogger, type Logger } from "./platform/logger.js";
+import type { Db } from "./storage/database.js";
+import { openStorage } from "./storage/open.js";
+import { getSetting, putSettingIfAbsent } from "./storage/settings.js";
+
+const ADMIN_TOKEN_SETTING = "admin_token_hash";
+
+/** The only entry point: loadConfig → openStorage (+ migrate) → buildApp → listen; SIGTERM/SIGINT → close. */
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`roster: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const logger = createLogger(config.logLevel);
+  logger.info({ config: describeConfig(config) }, "starting Roster");
+
+  const storage = await openStorage(config, logger);
+  const admin = await adminTokenHash(storage.db, config.adminToken);
+  let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+  const app = await buildApp({
+    db: storage.db,
+    clock: systemClock,
+    logger,
+    secrets: storage.secrets,
+    adminTokenHash: admin.hash,
+    publicUrl: () => publicUrl,
+  });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, "shutting down: no new requests, finishing in-flight ones");
+    try {
+      await app.close();
+      await storage.close();
+      logger.info("stopped");
+      process.exit(0);
+    } catch (e) {
+      logger.error({ err: e }, "unclean shutdown");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === "object" && address !== null ? address.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  if (config.publicUrl === undefined) publicUrl = `http://${host}:${port}`;
+  logger.info({ url: `http://${host}:${port}`, engine: storage.engine, ms: Date.now() - startedAt }, "Roster ready");
+  printWelcome(logger, publicUrl, admin.generated);
+}
+
+async function adminTokenHash(db: Db, configured: string | undefined): Promise<{ hash: string; generated?: string }> {
+  if (configured !== undefined) return { hash: hashSecret(configured) };
+  const existing = await getSetting(db, ADMIN_TOKEN_SETTING);
+  if (existing !== undefined) return { hash: existing };
+  const token = randomToken(32, "rat_");
+  const won = await putSettingIfAbsent(db, ADMIN_TOKEN_SETTING, hashSecret(token));
+  // Another instance may have won the race; then its token stands and ours is never shown.
+  return won === (await getSetting(db, ADMIN_TOKEN_SETTING)) && (await verifyOwn(won, token))
+    ? { hash: won, generated: token }
+    : { hash: won };
+}
+
+async function verifyOwn(hash: string, token: string): Promise<boolean> {
+  const { verifySecret } = await import("./platform/crypto.js");
+  return verifySecret(token, hash);
+}
+
+function printWelcome(logger: Logger, publicUrl: string, generatedToken: string | undefined): void {
+  const token = generatedToken ?? "$ROSTER_ADMIN_TOKEN";
+  const lines = [
+    "",
+    `  Roster is running at ${publicUrl}`,
+    `  Admin API:   ${publicUrl}/v2alpha1/admin   (Authorization: Bearer <admin token>)`,
+    `  Health:      ${publicUrl}/health/ready`,
+    generatedToken === undefined
+      ? "  Admin token: set by ROSTER_ADMIN_TOKEN, or printed once on first start"
+      : `  Admin token (shown once, only its hash is kept): ${generatedToken}`,
+    "",
+    "  Create an organization and a SCIM client:",
+    `    curl -s -H "Authorization: Bearer ${token}" -H 'content-type: application/json' \\`,
+    `      -d '{"name":"Acme"}' ${publicUrl}/v2alpha1/admin/organizations`,
+    `    curl -s -H "Authorization: Bearer ${token}" -H 'content-type: application/json' \\`,
+    `      -d '{"organization_id":"<id>"}' ${publicUrl}/v2alpha1/admin/scimClients`,
+    "",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  logger.debug("welcome printed");
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`roster: failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+import { Kysely, Migrator, PostgresDialect, type MigrationResultSet } from "kysely";
+import pg from "pg";
+import { MIGRATIONS } from "./migrations/index.js";
+import type { Database } from "./schema.js";
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseOptions {
+  readonly url: string;
+  /** A schema to work in (tests use a fresh one per file); default: the server's search_path. */
+  readonly schema?: string | undefined;
+  readonly poolSize?: number | undefined;
+}
+
+export interface OpenDatabase {
+  readonly db: Db;
+  readonly pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+// timestamptz → Date is pg's default; int8 (counts) → number, safe below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+
+/** One driver, one data layer: Kysely over a pg.Pool, for the embedded cluster and an existing server alike. */
+export function openDatabase(options: DatabaseOptions): OpenDatabase {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 20,
+    idleTimeoutMillis: 30_000,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${quoteIdent(options.schema)}` }),
+  });
+  // A broken idle connection must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    pool,
+    close: () => db.destroy(),
+  };
+}
+
+export async function migrate(db: Db, schema?: string): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error !== undefined) throw result.error;
+  return result;
+}
+
+/** Ready = reachable and every known migration applied. */
+export async function pendingMigrations(db: Db): Promise<number> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const all = await migrator.getMigrations();
+  return all.filter((m) => m.executedAt === undefined).length;
+}
+
+export function quoteIdent(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/i.test(name)) throw new Error(`unsafe identifier ${name}`);
+  return `"${name}"`;
+}

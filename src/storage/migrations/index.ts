@@ -1,0 +1,7 @@
+import type { Migration } from "kysely";
+import * as foundation from "./0001-foundation.js";
+
+/** Every migration, registered explicitly in order (no directory scanning). */
+export const MIGRATIONS: Record<string, Migration> = {
+  "0001-foundation": foundation,
+};

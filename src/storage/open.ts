@@ -1,0 +1,63 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Config } from "../config.js";
+import type { Logger } from "../platform/logger.js";
+import { migrate, type OpenDatabase, openDatabase } from "./database.js";
+import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
+
+export interface Storage extends OpenDatabase {
+  readonly secrets: readonly Buffer[];
+  readonly engine: "embedded" | "server";
+}
+
+/** Opens PostgreSQL — the embedded cluster or an existing server, same code and SQL — and migrates it. */
+export async function openStorage(config: Config, logger: Logger): Promise<Storage> {
+  let cluster: EmbeddedCluster | undefined;
+  let url: string;
+  if (config.database.kind === "server") url = config.database.url;
+  else {
+    cluster = await startEmbedded({
+      dataDir: config.database.persistent ? config.dataDir : undefined,
+      logger,
+    });
+    url = cluster.url;
+  }
+  try {
+    const opened = openDatabase({ url });
+    await migrate(opened.db);
+    const secrets = config.secrets ?? (await embeddedSecrets(config));
+    return {
+      ...opened,
+      secrets,
+      engine: cluster === undefined ? "server" : "embedded",
+      async close() {
+        await opened.close();
+        await cluster?.stop();
+      },
+    };
+  } catch (e) {
+    await cluster?.stop();
+    throw e;
+  }
+}
+
+/** Embedded engines keep generated ROSTER_SECRETS in the data dir (memory: keeps them in the process). */
+async function embeddedSecrets(config: Config): Promise<Buffer[]> {
+  if (config.database.kind === "embedded" && !config.database.persistent) return [randomBytes(48)];
+  const dir = resolve(config.dataDir);
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, "secrets");
+  try {
+    const keys = (await readFile(file, "utf8"))
+      .trim()
+      .split(",")
+      .filter((k) => k !== "");
+    if (keys.length > 0) return keys.map((k) => Buffer.from(k, "utf8"));
+  } catch {
+    // first start: generate below
+  }
+  const key = randomBytes(48).toString("base64url");
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  return [Buffer.from(key, "utf8")];
+}

@@ -1,0 +1,87 @@
+import type { ColumnType, Generated } from "kysely";
+
+/** The only place row types live. Column names are snake_case, as in SQL. */
+export interface Database {
+  organizations: OrganizationsTable;
+  scim_clients: ScimClientsTable;
+  instance_settings: InstanceSettingsTable;
+  identities: IdentitiesTable;
+  identity_identifiers: IdentityIdentifiersTable;
+  directory_groups: DirectoryGroupsTable;
+  group_user_members: GroupUserMembersTable;
+  group_group_members: GroupGroupMembersTable;
+}
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Json<T = unknown> = ColumnType<T, string, string>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  create_time: ColumnType<Date, Date | string | undefined, never>;
+}
+
+export interface ScimClientsTable {
+  client_id: string;
+  organization_id: string;
+  name: string;
+  secret_hash: string;
+  auto_link: Generated<boolean>;
+  mapping: string | null;
+  tenant: Generated<string>;
+  product: Generated<string>;
+  webhook_url: string | null;
+  webhook_secret_sealed: string | null;
+  log_webhook_events: Generated<boolean>;
+  create_time: ColumnType<Date, Date | string | undefined, never>;
+  update_time: Timestamp;
+}
+
+export interface InstanceSettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface IdentitiesTable {
+  id: string;
+  organization_id: string;
+  active: boolean;
+  user_name: string;
+  external_id: string | null;
+  employee_number: string | null;
+  /** The SCIM attributes as last written, minus id, meta, groups and password. */
+  scim: Json<Record<string, unknown>>;
+  traits: Json<Record<string, unknown>>;
+  password_hash: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IdentityIdentifiersTable {
+  /** Lower-cased userName or email value: unique across the whole service. */
+  value: string;
+  identity_id: string;
+  organization_id: string;
+  kind: "userName" | "email";
+}
+
+export interface DirectoryGroupsTable {
+  id: string;
+  organization_id: string;
+  display_name: string;
+  external_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface GroupUserMembersTable {
+  group_id: string;
+  identity_id: string;
+  organization_id: string;
+}
+
+export interface GroupGroupMembersTable {
+  group_id: string;
+  member_group_id: string;
+  organization_id: string;
+}

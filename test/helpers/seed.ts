@@ -1,0 +1,61 @@
+import type { LightMyRequestResponse } from "fastify";
+import { ADMIN_TOKEN, type TestApp } from "./app.js";
+
+export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+export async function adminCall(
+  t: TestApp,
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  url: string,
+  payload?: unknown,
+): Promise<LightMyRequestResponse> {
+  return t.request({
+    method,
+    url: `/v2alpha1/admin${url}`,
+    headers: adminHeaders,
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
+}
+
+export interface SeededClient {
+  readonly organizationId: string;
+  readonly clientId: string;
+  readonly secret: string;
+  /** Path prefix of the client's SCIM base URL. */
+  readonly base: string;
+  readonly headers: Record<string, string>;
+}
+
+/** A fresh organization with one SCIM client, through the admin API as a user would. */
+export async function seedClient(t: TestApp, client: Record<string, unknown> = {}): Promise<SeededClient> {
+  const org = await adminCall(t, "POST", "/organizations", { name: "Acme" });
+  if (org.statusCode !== 201) throw new Error(`organization create failed: ${org.body}`);
+  const organizationId = org.json().id as string;
+  const secret = `scim-secret-${Math.random().toString(36).slice(2)}`;
+  const created = await adminCall(t, "POST", "/scimClients", { organization_id: organizationId, secret, ...client });
+  if (created.statusCode !== 201) throw new Error(`client create failed: ${created.body}`);
+  const clientId = created.json().client_id as string;
+  return {
+    organizationId,
+    clientId,
+    secret,
+    base: `/scim/${clientId}/v2`,
+    headers: { authorization: `Bearer ${secret}`, "content-type": "application/scim+json" },
+  };
+}
+
+/** SCIM request with the client's credentials. */
+export function scim(
+  t: TestApp,
+  c: SeededClient,
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+  path: string,
+  payload?: unknown,
+): Promise<LightMyRequestResponse> {
+  return t.request({
+    method,
+    url: `${c.base}${path}`,
+    headers: c.headers,
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  });
+}

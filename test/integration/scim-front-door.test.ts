@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { type SeededClient, seedClient } from "../helpers/seed.js";
+
+const ERROR = "urn:ietf:params:scim:api:messages:2.0:Error";
+let t: TestApp;
+let c: SeededClient;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  c = await seedClient(t);
+});
+afterAll(async () => t.close());
+
+const get = (path: string, authorization?: string) =>
+  t.request({
+    method: "GET",
+    url: `${c.base}${path}`,
+    headers: authorization === undefined ? {} : { authorization },
+  });
+
+describe("authentication (spec 5)", () => {
+  it("rejects a request without Authorization: 401 `no authorization header found`", async () => {
+    const res = await get("/ServiceProviderConfig");
+    expect(res.statusCode).toBe(401);
+    expect(res.headers["content-type"]).toMatch(/^application\/scim\+json/);
+    expect(res.json()).toEqual({ schemas: [ERROR], status: "401", detail: "no authorization header found" });
+  });
+
+  it.each([
+    ["wrong secret", "Bearer nope"],
+    ["secret with a typo in case", () => `Bearer ${c.secret.toUpperCase()}`],
+    ["bearer only", "Bearer"],
+    ["double Bearer prefix", () => `Bearer Bearer ${c.secret}`],
+  ])("rejects %s: 401 `invalid authorization header`", async (_name, header) => {
+    const res = await get("/ServiceProviderConfig", typeof header === "function" ? header() : header);
+    expect(res.statusCode).toBe(401);
+    expect(res.json().detail).toBe("invalid authorization header");
+  });
+
+  it.each([
+    ["Bearer <secret>", () => `Bearer ${c.secret}`],
+    ["bare secret", () => c.secret],
+    ["lower-case bearer", () => `bearer ${c.secret}`],
+    ["BEARER with surrounding whitespace", () => `  BEARER   ${c.secret}  `],
+  ])("accepts %s", async (_name, header) => {
+    const res = await get("/ServiceProviderConfig", header());
+    expect(res.statusCode).toBe(200);
+  });
+
+  it("answers 404 for an unknown client, even with a valid secret of another client", async () => {
+    const res = await t.request({
+      method: "GET",
+      url: "/scim/no-such-client/v2/ServiceProviderConfig",
+      headers: { authorization: `Bearer ${c.secret}` },
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().schemas).toEqual([ERROR]);
+  });
+
+  it("does not accept one client's secret for another client", async () => {
+    const other = await seedClient(t);
+    const res = await get("/ServiceProviderConfig", `Bearer ${other.secret}`);
+    expect(res.statusCode).toBe(401);
+  });
+});
+
+describe("errors are SCIM errors (spec 7)", () => {
+  it("renders unknown routes as 404 SCIM errors", async () => {
+    const res = await get("/Nope", `Bearer ${c.secret}`);
+    expect(res.statusCode).toBe(404);
+    expect(res.headers["content-type"]).toMatch(/^application\/scim\+json/);
+    expect(res.json()).toMatchObject({ schemas: [ERROR], status: "404" });
+  });
+
+  it.each(["/Bulk", "/Me"])("does not serve %s", async (path) => {
+    const res = await t.request({ method: "POST", url: `${c.base}${path}`, headers: c.headers, payload: "{}" });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().detail).toMatch(/not supported/);
+  });
+
+  it("answers 405 for a wrong method on a known path", async () => {
+    const res = await t.request({ method: "DELETE", url: `${c.base}/ServiceProviderConfig`, headers: c.headers });
+    expect(res.statusCode).toBe(405);
+    expect(res.json()).toMatchObject({ schemas: [ERROR], status: "405" });
+    expect(res.headers.allow).toBe("GET");
+  });
+
+  it("answers 415 for a body that is neither application/scim+json nor application/json", async () => {
+    const res = await t.request({
+      method: "POST",
+      url: `${c.base}/ServiceProviderConfig`,
+      headers: { authorization: `Bearer ${c.secret}`, "content-type": "text/plain" },
+      payload: "hello",
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ schemas: [ERROR], status: "415" });
+  });
+
+  it("answers 413 for a body over 16 MiB", async () => {
+    const res = await t.request({
+      method: "POST",
+      url: `${c.base}/ServiceProviderConfig`,
+      headers: { ...c.headers },
+      payload: `{"a":"${"x".repeat(16 * 1024 * 1024 + 10)}"}`,
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ schemas: [ERROR], status: "413" });
+  });
+});

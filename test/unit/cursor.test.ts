@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/platform/clock.js";
+import { ScimError } from "../../src/scim/errors.js";
+import { type CursorContext, CursorCodec, queryDigest } from "../../src/scim/query/cursor.js";
+
+const OLD = Buffer.alloc(32, 1);
+const NEW = Buffer.alloc(32, 2);
+const LAST_ID = "0191d3a4-7b2c-7def-8a12-3456789abcde";
+const digest = queryDigest({ filter: 'userName eq "a"', count: 100 });
+const ctx: CursorContext = { clientId: "okta-prod", resource: "User", queryDigest: digest };
+
+function scimErrorOf(fn: () => unknown): ScimError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ScimError) return e;
+    throw e;
+  }
+  throw new Error("expected a ScimError");
+}
+
+function flip(token: string, at: number): string {
+  const ch = token.charAt(at);
+  return token.slice(0, at) + (ch === "A" ? "B" : "A") + token.slice(at + 1);
+}
+
+describe("CursorCodec round trip", () => {
+  it.each([
+    ["a UUIDv7", LAST_ID],
+    ["an upper-case UUID comes back lower-case", "6F1C2A9E-3B4D-4E5F-8A7B-9C0D1E2F3A4B"],
+    ["the nil UUID", "00000000-0000-0000-0000-000000000000"],
+  ])("%s", (_name, id) => {
+    const codec = new CursorCodec([OLD], new ManualClock());
+    const token = codec.encode(ctx, id);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(token).not.toContain(id.slice(0, 8).toLowerCase());
+    expect(codec.decode(ctx, token)).toEqual({ lastId: id.toLowerCase() });
+  });
+
+  it("refuses to encode a lastId that is not a UUID", () => {
+    expect(() => new CursorCodec([OLD], new ManualClock()).encode(ctx, "42")).toThrow(/UUID/);
+  });
+
+  it("needs at least one secret", () => {
+    expect(() => new CursorCodec([], new ManualClock())).toThrow();
+  });
+});
+
+describe("CursorCodec expiry at CURSOR_TTL_SECONDS (spec 4.6.2)", () => {
+  it.each([
+    ["just issued", 0, undefined],
+    ["59 minutes old", 59 * 60_000, undefined],
+    ["exactly 3600 s old", 3_600_000, undefined],
+    ["3600 s + 1 ms old", 3_600_001, "expiredCursor"],
+    ["two hours old", 7_200_000, "expiredCursor"],
+  ] as const)("%s", (_name, ageMs, scimType) => {
+    const clock = new ManualClock();
+    const codec = new CursorCodec([OLD], clock);
+    const token = codec.encode(ctx, LAST_ID);
+    clock.advance(ageMs);
+    if (scimType === undefined) {
+      expect(codec.decode(ctx, token).lastId).toBe(LAST_ID);
+    } else {
+      const err = scimErrorOf(() => codec.decode(ctx, token));
+      expect(err.status).toBe(400);
+      expect(err.scimType).toBe(scimType);
+      expect(err.detail).toContain("restart pagination from the first page");
+    }
+  });
+
+  it("a tampered expired cursor is invalidCursor, not expiredCursor", () => {
+    const clock = new ManualClock();
+    const codec = new CursorCodec([OLD], clock);
+    const token = codec.encode(ctx, LAST_ID);
+    clock.advance(7_200_000);
+    expect(scimErrorOf(() => codec.decode(ctx, flip(token, 3))).scimType).toBe("invalidCursor");
+  });
+});
+
+describe("CursorCodec rejects foreign or damaged cursors as invalidCursor", () => {
+  const clock = new ManualClock();
+  const codec = new CursorCodec([OLD], clock);
+  const token = codec.encode(ctx, LAST_ID);
+  const otherDigest = queryDigest({ filter: 'userName eq "b"', count: 100 });
+
+  it.each([
+    ["flipped char in the issue time", ctx, flip(token, 2)],
+    ["flipped char in the last id", ctx, flip(token, 20)],
+    ["flipped char in the MAC", ctx, flip(token, token.length - 5)],
+    ["truncated", ctx, token.slice(0, -4)],
+    ["extended", ctx, `${token}AAAA`],
+    ["non-canonical characters", ctx, `${token.slice(0, 10)}!${token.slice(10)}`],
+    ["standard base64 padding", ctx, `${token}=`],
+    ["empty-ish garbage", ctx, "x"],
+    ["a JSON blob", ctx, Buffer.from('{"lastId":"x"}').toString("base64url")],
+    ["foreign client", { ...ctx, clientId: "entra-prod" }, token],
+    ["other resource", { ...ctx, resource: "Group" as const }, token],
+    ["different query digest", { ...ctx, queryDigest: otherDigest }, token],
+    ["signed with an unknown secret", ctx, new CursorCodec([NEW], clock).encode(ctx, LAST_ID)],
+  ])("%s", (_name, context, candidate) => {
+    const err = scimErrorOf(() => codec.decode(context, candidate));
+    expect(err.status).toBe(400);
+    expect(err.scimType).toBe("invalidCursor");
+    expect(err.detail).toContain("restart pagination from the first page");
+  });
+});
+
+describe("CursorCodec secret rotation (ROSTER_SECRETS)", () => {
+  const clock = new ManualClock();
+  const before = new CursorCodec([OLD], clock);
+  const after = new CursorCodec([NEW, OLD], clock);
+  const retired = new CursorCodec([NEW], clock);
+
+  it.each([
+    ["old-secret cursor verifies when the old secret is second", before, after, true],
+    ["new-secret cursor verifies on the rotated ring", after, after, true],
+    ["new codec signs with the first secret only", after, before, false],
+    ["old-secret cursor fails once the old secret is removed", before, retired, false],
+  ] as const)("%s", (_name, signer, verifier, ok) => {
+    const token = signer.encode(ctx, LAST_ID);
+    if (ok) expect(verifier.decode(ctx, token).lastId).toBe(LAST_ID);
+    else expect(scimErrorOf(() => verifier.decode(ctx, token)).scimType).toBe("invalidCursor");
+  });
+});
+
+describe("queryDigest", () => {
+  const base = { filter: 'userName eq "a"', count: 100, attributes: "userName", excludedAttributes: undefined };
+
+  it("is stable and short", () => {
+    expect(queryDigest(base)).toBe(queryDigest({ ...base }));
+    expect(queryDigest(base)).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  it.each([
+    ["filter", { ...base, filter: 'userName eq "b"' }],
+    ["no filter", { ...base, filter: undefined }],
+    ["count", { ...base, count: 10 }],
+    ["attributes", { ...base, attributes: "emails" }],
+    ["attributes moved to excludedAttributes", { ...base, attributes: undefined, excludedAttributes: "userName" }],
+    ["empty filter vs none", { ...base, filter: "" }],
+  ])("changes with %s", (_name, parts) => {
+    expect(queryDigest(parts)).not.toBe(queryDigest(base));
+  });
+});
