@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
+import { discardEvents, type EventSink } from "./directory/events.js";
 import { validateMappingSource } from "./directory/mapping/validate.js";
 import { OrganizationService } from "./directory/organizations/service.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
@@ -10,6 +11,7 @@ import type { Clock } from "./platform/clock.js";
 import { SecretBox } from "./platform/crypto.js";
 import type { Logger } from "./platform/logger.js";
 import { registerScim } from "./scim/index.js";
+import { CursorCodec } from "./scim/query/cursor.js";
 import { MAX_BODY_BYTES } from "./scim/limits.js";
 import { type Db, pendingMigrations } from "./storage/database.js";
 
@@ -23,6 +25,8 @@ export interface AppDeps {
   readonly adminTokenHash: string;
   /** Base of meta.location and scim_base_url; a function because port 0 is known only once listening. */
   readonly publicUrl: () => string;
+  /** Where directory changes are recorded for webhooks; default: nowhere. */
+  readonly eventSink?: EventSink;
 }
 
 /** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
@@ -38,6 +42,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(deps.db, deps.clock);
   const scimClients = new ScimClientService(deps.db, deps.clock, box);
+  const eventSink = deps.eventSink ?? discardEvents;
+  const cursors = new CursorCodec(deps.secrets, deps.clock);
 
   registerHealth(app, deps.db);
 
@@ -54,7 +60,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: ADMIN_PREFIX },
   );
 
-  await registerScim(app, { clients: scimClients, publicUrl: deps.publicUrl, logger: deps.logger });
+  await registerScim(app, {
+    clients: scimClients,
+    publicUrl: deps.publicUrl,
+    logger: deps.logger,
+    db: deps.db,
+    clock: deps.clock,
+    cursors,
+    eventSink,
+  });
   return app;
 }
 

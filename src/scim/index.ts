@@ -1,5 +1,9 @@
 import type { FastifyInstance } from "fastify";
+import type { EventSink } from "../directory/events.js";
+import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
+import type { Db } from "../storage/database.js";
+import type { CursorCodec } from "./query/cursor.js";
 import { registerDiscoveryRoutes } from "./discovery.js";
 import { installScimPlumbing, type ScimClientLookup } from "./plugin.js";
 
@@ -9,6 +13,10 @@ export interface ScimDeps {
   readonly clients: ScimClientLookup;
   readonly publicUrl: () => string;
   readonly logger: Logger;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly cursors: CursorCodec;
+  readonly eventSink: EventSink;
 }
 
 /** The SCIM 2.0 protocol adapter: one encapsulated scope per the base URL `/scim/{client_id}/v2`. */

@@ -1,0 +1,70 @@
+import type { Transaction } from "kysely";
+import type { Database } from "../storage/schema.js";
+import type { ScimClient } from "./scim-clients/service.js";
+
+/** DESIGN.md "Webhooks": every kind of directory change a webhook can announce. */
+export type DirectoryEventKind =
+  | "user.created"
+  | "user.updated"
+  | "user.deleted"
+  | "group.created"
+  | "group.updated"
+  | "group.deleted"
+  | "group.user_added"
+  | "group.user_removed";
+
+export interface DirectoryEvent {
+  readonly kind: DirectoryEventKind;
+  /**
+   * Ordering key: events with the same key are delivered in commit order. The user id for user.*, the group id
+   * for group.* (membership events included).
+   */
+  readonly resourceId: string;
+  /** The webhook body's `data` (spec 2.8): build it with the helpers below. */
+  readonly data: Record<string, unknown>;
+}
+
+/**
+ * Where directory services record events: inside the transaction of the change they describe, so a committed
+ * change always yields its events and a rolled-back one never does. The webhooks module implements it (outbox).
+ */
+export interface EventSink {
+  record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void>;
+}
+
+/** For code paths and tests that deliberately emit nothing. */
+export const discardEvents: EventSink = { record: async () => {} };
+
+type Json = Record<string, unknown>;
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/**
+ * User `data` (spec 2.8, DESIGN.md): `email` is the primary email, else the first, else userName when it looks
+ * like an email. `raw` is the SCIM user as stored: callers pass it without the password.
+ */
+export function userEventData(user: Json): Json {
+  const name = (typeof user.name === "object" && user.name !== null ? user.name : {}) as Json;
+  const emails = Array.isArray(user.emails) ? (user.emails as Json[]) : [];
+  const primary = emails.find((e) => e.primary === true) ?? emails[0];
+  const userName = str(user.userName);
+  const { password: _password, ...raw } = user;
+  return {
+    id: str(user.id),
+    first_name: str(name.givenName),
+    last_name: str(name.familyName),
+    email: primary !== undefined ? str(primary.value) : userName.includes("@") ? userName : "",
+    active: user.active !== false,
+    raw,
+  };
+}
+
+/** Group `data`: `{id, name, raw}`; `raw` is the SCIM group as stored (members may be left out of large groups). */
+export function groupEventData(group: Json): Json {
+  return { id: str(group.id), name: str(group.displayName), raw: group };
+}
+
+/** Membership events: the user's data plus `group: {id, name, raw}`. */
+export function membershipEventData(user: Json, group: Json): Json {
+  return { ...userEventData(user), group: groupEventData(group) };
+}

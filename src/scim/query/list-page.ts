@@ -1,0 +1,80 @@
+import { LIST_RESPONSE_SCHEMA } from "../render.js";
+import { type CursorCodec, type CursorContext, queryDigest } from "./cursor.js";
+import type { ResourceKind } from "./filter.js";
+import type { ListQuery } from "./list-query.js";
+
+/**
+ * What a repository must answer for one list page (spec 4.6):
+ * - offset: `total` (a count with the same filter) and the rows at OFFSET startIndex-1, ordered by id;
+ * - cursor: rows with id > afterId ordered by id (keyset on the id index, never OFFSET), at most `count + 1`
+ *   so the page knows whether another follows.
+ */
+export type PageRequest =
+  | { readonly kind: "offset"; readonly offset: number; readonly limit: number }
+  | { readonly kind: "cursor"; readonly afterId: string | undefined; readonly limit: number };
+
+export interface PageRows<T> {
+  readonly rows: readonly T[];
+  /** Offset pages only. */
+  readonly total?: number;
+}
+
+/** Turns a parsed ListQuery into the repository's page request; decodes (and so verifies) the cursor. */
+export function pageRequestOf(
+  kind: ResourceKind,
+  clientId: string,
+  query: ListQuery,
+  codec: CursorCodec,
+): { request: PageRequest; context: CursorContext } {
+  const context: CursorContext = {
+    clientId,
+    resource: kind,
+    queryDigest: queryDigest({
+      filter: query.filterText,
+      count: query.page.count,
+      attributes: query.attributes?.join(","),
+      excludedAttributes: query.excludedAttributes?.join(","),
+    }),
+  };
+  if (query.page.kind === "offset") {
+    return {
+      request: { kind: "offset", offset: query.page.startIndex - 1, limit: query.page.count },
+      context,
+    };
+  }
+  const afterId = query.page.cursor === "" ? undefined : codec.decode(context, query.page.cursor).lastId;
+  return { request: { kind: "cursor", afterId, limit: query.page.count + 1 }, context };
+}
+
+/**
+ * The ListResponse body (spec 2.4). `Resources` is present, possibly empty, except when count=0 (DESIGN.md);
+ * offset pages carry totalResults and startIndex, cursor pages carry nextCursor except on the last page.
+ */
+export function listResponse<T extends { id: string }>(
+  query: ListQuery,
+  page: PageRows<T>,
+  render: (row: T) => unknown,
+  codec: CursorCodec,
+  context: CursorContext,
+): Record<string, unknown> {
+  if (query.page.kind === "offset") {
+    const resources = page.rows.map(render);
+    return {
+      schemas: [LIST_RESPONSE_SCHEMA],
+      totalResults: page.total ?? resources.length,
+      startIndex: query.page.startIndex,
+      itemsPerPage: resources.length,
+      ...(query.page.count === 0 ? {} : { Resources: resources }),
+    };
+  }
+  const count = query.page.count;
+  const rows = page.rows.slice(0, count);
+  const last = rows[rows.length - 1];
+  const more = page.rows.length > count && last !== undefined;
+  return {
+    schemas: [LIST_RESPONSE_SCHEMA],
+    itemsPerPage: rows.length,
+    ...(more ? { nextCursor: codec.encode(context, last.id) } : {}),
+    ...(count === 0 ? {} : { Resources: rows.map(render) }),
+  };
+}
