@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
@@ -33,7 +33,7 @@ export interface AppDeps {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
     forceCloseConnections: "idle",

@@ -1,12 +1,12 @@
 import "dotenv/config";
 import { buildApp } from "./app.js";
-import { ConfigError, describeConfig, loadConfig } from "./config.js";
+import { type Config, ConfigError, describeConfig, loadConfig } from "./config.js";
 import { systemClock } from "./platform/clock.js";
-import { hashSecret } from "./platform/crypto.js";
+import { hashSecret, verifySecret } from "./platform/crypto.js";
 import { randomToken } from "./platform/ids.js";
 import { createLogger, type Logger } from "./platform/logger.js";
 import type { Db } from "./storage/database.js";
-import { openStorage } from "./storage/open.js";
+import { openStorage, type Storage } from "./storage/open.js";
 import { getSetting, putSettingIfAbsent } from "./storage/settings.js";
 
 const ADMIN_TOKEN_SETTING = "admin_token_hash";
@@ -14,7 +14,7 @@ const ADMIN_TOKEN_SETTING = "admin_token_hash";
 /** The only entry point: loadConfig → openStorage (+ migrate) → buildApp → listen; SIGTERM/SIGINT → close. */
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (e) {
@@ -28,6 +28,16 @@ async function main(): Promise<void> {
   logger.info({ config: describeConfig(config) }, "starting Roster");
 
   const storage = await openStorage(config, logger);
+  try {
+    await serve(config, logger, storage, startedAt);
+  } catch (e) {
+    // Never leave an embedded PostgreSQL behind when start-up fails half-way.
+    await storage.close().catch(() => {});
+    throw e;
+  }
+}
+
+async function serve(config: Config, logger: Logger, storage: Storage, startedAt: number): Promise<void> {
   const admin = await adminTokenHash(storage.db, config.adminToken);
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
   const app = await buildApp({
@@ -56,6 +66,7 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  watchParent(() => void shutdown("parent exited"));
 
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
@@ -66,21 +77,26 @@ async function main(): Promise<void> {
   printWelcome(logger, publicUrl, admin.generated);
 }
 
+/**
+ * A runner that dies without forwarding the signal (a shell between npm and node) would orphan Roster and its
+ * embedded PostgreSQL; when the parent goes away, shut down as if told to.
+ */
+function watchParent(onGone: () => void): void {
+  const parent = process.ppid;
+  if (parent <= 1) return;
+  setInterval(() => {
+    if (process.ppid !== parent) onGone();
+  }, 1000).unref();
+}
+
 async function adminTokenHash(db: Db, configured: string | undefined): Promise<{ hash: string; generated?: string }> {
   if (configured !== undefined) return { hash: hashSecret(configured) };
   const existing = await getSetting(db, ADMIN_TOKEN_SETTING);
   if (existing !== undefined) return { hash: existing };
   const token = randomToken(32, "rat_");
+  // Several instances may start at once: the first insert wins and only its token is ever shown.
   const won = await putSettingIfAbsent(db, ADMIN_TOKEN_SETTING, hashSecret(token));
-  // Another instance may have won the race; then its token stands and ours is never shown.
-  return won === (await getSetting(db, ADMIN_TOKEN_SETTING)) && (await verifyOwn(won, token))
-    ? { hash: won, generated: token }
-    : { hash: won };
-}
-
-async function verifyOwn(hash: string, token: string): Promise<boolean> {
-  const { verifySecret } = await import("./platform/crypto.js");
-  return verifySecret(token, hash);
+  return verifySecret(token, won) ? { hash: won, generated: token } : { hash: won };
 }
 
 function printWelcome(logger: Logger, publicUrl: string, generatedToken: string | undefined): void {

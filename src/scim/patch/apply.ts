@@ -1,0 +1,127 @@
+import { badRequest } from "../errors.js";
+import { canonicalSchemaUrn, coreSchemaOf, type ResourceName } from "../schema/registry.js";
+import { canonicalize, finalize } from "./canonical.js";
+import { clone, deepEqual, isObject } from "./json.js";
+import { memberOperation } from "./members.js";
+import { applyAtPath } from "./mutate.js";
+import { parsePatchPath } from "./path.js";
+import type { MemberOp, PatchOpName, PatchResult, ScimObject } from "./types.js";
+
+export const PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+
+interface Operation {
+  readonly op: PatchOpName;
+  readonly path: string | undefined;
+  readonly value: unknown;
+  readonly hasValue: boolean;
+}
+
+const invalidSyntax = (detail: string) => badRequest("invalidSyntax", detail);
+
+const field = (object: Record<string, unknown>, name: string): unknown =>
+  Object.entries(object).find(([k]) => k.toLowerCase() === name)?.[1];
+
+/** Spec 4.5.2: a PatchOp message with a non-empty Operations array; op names in any case (IDP-QUIRKS Entra 1). */
+const parseBody = (body: unknown): Operation[] => {
+  if (!isObject(body)) throw invalidSyntax("PATCH body must be a JSON object");
+  const schemas = field(body, "schemas");
+  if (
+    !Array.isArray(schemas) ||
+    !schemas.some((s) => typeof s === "string" && s.toLowerCase() === PATCH_OP_SCHEMA.toLowerCase())
+  ) {
+    throw invalidSyntax(`schemas must contain ${PATCH_OP_SCHEMA}`);
+  }
+  const operations = field(body, "operations");
+  if (!Array.isArray(operations) || operations.length === 0)
+    throw invalidSyntax("Operations must be a non-empty array");
+  return operations.map((raw, i) => {
+    if (!isObject(raw)) throw invalidSyntax(`Operations[${i}] must be an object`);
+    const op = field(raw, "op");
+    const name = typeof op === "string" ? op.toLowerCase() : undefined;
+    if (name !== "add" && name !== "replace" && name !== "remove") {
+      throw invalidSyntax(`Operations[${i}].op must be add, replace or remove`);
+    }
+    const path = field(raw, "path");
+    if (path !== undefined && path !== null && typeof path !== "string") {
+      throw badRequest("invalidPath", `Operations[${i}].path must be a string`);
+    }
+    const hasValue = Object.keys(raw).some((k) => k.toLowerCase() === "value");
+    const trimmed = typeof path === "string" && path.trim() !== "" ? path.trim() : undefined;
+    return { op: name, path: trimmed, value: field(raw, "value"), hasValue };
+  });
+};
+
+class Patcher {
+  readonly memberOps: MemberOp[] = [];
+
+  constructor(
+    private readonly resource: ResourceName,
+    readonly target: ScimObject,
+  ) {}
+
+  apply(operation: Operation): void {
+    const { op, path, value, hasValue } = operation;
+    if (path === undefined) {
+      // RFC 7644 §3.5.2.2 and spec 4.5.4: remove needs a target.
+      if (op === "remove") throw badRequest("noTarget", "remove requires a path");
+      this.applyPathless(op, value);
+      return;
+    }
+    const extension = this.extensionUrn(path);
+    if (extension !== undefined) {
+      if (op === "remove") delete this.target[extension];
+      else this.applyPathless(op, { [extension]: value });
+      return;
+    }
+    this.applyPath(op, path, value, hasValue);
+  }
+
+  /** RFC 7644 §3.5.2.1/3: a pathless value is a set of attribute paths; Entra's dotted and URN keys are paths too. */
+  private applyPathless(op: PatchOpName, value: unknown): void {
+    if (!isObject(value)) throw badRequest("invalidValue", `${op} without a path needs an object value`);
+    for (const [key, item] of Object.entries(value)) {
+      if (key.toLowerCase() === "schemas") continue;
+      const extension = this.extensionUrn(key);
+      if (extension === undefined) {
+        this.applyPath(op, key, item, true);
+      } else if (isObject(item)) {
+        for (const [name, sub] of Object.entries(item)) this.applyPath(op, `${extension}:${name}`, sub, true);
+      } else if (item === null && op === "replace") {
+        delete this.target[extension];
+      } else {
+        throw badRequest("invalidValue", `${extension} must be an object`);
+      }
+    }
+  }
+
+  private applyPath(op: PatchOpName, rawPath: string, value: unknown, hasValue: boolean): void {
+    const path = parsePatchPath(this.resource, rawPath);
+    if (this.resource === "Group" && path.attribute === "members") {
+      const memberOp = memberOperation(op, path, value, hasValue);
+      if (memberOp !== undefined) this.memberOps.push(memberOp);
+      return;
+    }
+    if (op !== "remove" && !hasValue) throw badRequest("invalidValue", `${op} of ${rawPath} needs a value`);
+    applyAtPath(this.target, this.resource, op, path, value);
+  }
+
+  private extensionUrn(name: string): string | undefined {
+    const urn = canonicalSchemaUrn(this.resource, name);
+    return urn === coreSchemaOf(this.resource) ? undefined : urn;
+  }
+}
+
+/**
+ * RFC 7644 §3.5.2 and spec 4.5: applies a PatchOp body to a stored resource (see ScimObject), atomically — the first
+ * failing operation throws a ScimError and nothing is returned. Group `members` operations come back as MemberOps.
+ */
+export const applyPatch = (resource: ResourceName, current: ScimObject, body: unknown): PatchResult => {
+  const operations = parseBody(body);
+  const before = canonicalize(resource, current);
+  const patcher = new Patcher(resource, clone(before));
+  for (const operation of operations) patcher.apply(operation);
+  finalize(resource, before, patcher.target);
+  const members = patcher.memberOps;
+  const changed = members.length > 0 || !deepEqual(before, patcher.target);
+  return members.length > 0 ? { resource: patcher.target, changed, members } : { resource: patcher.target, changed };
+};
