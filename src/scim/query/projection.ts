@@ -1,0 +1,149 @@
+import {
+  coreSchemaOf,
+  type ResourceName,
+  resolveAttribute,
+  schemasFor,
+  splitSchemaPrefix,
+} from "../schema/registry.js";
+import type { AttributeDefinition } from "../schema/types.js";
+
+export interface Projection {
+  readonly attributes?: readonly string[] | undefined;
+  readonly excludedAttributes?: readonly string[] | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+interface Target {
+  /** Undefined: the core schema (top-level keys); else the extension URN key. */
+  readonly container: string | undefined;
+  readonly attribute: AttributeDefinition | undefined;
+  readonly sub: AttributeDefinition | undefined;
+}
+
+/**
+ * RFC 7644 §3.9 and spec 4.4: `attributes` keeps only what is listed (plus what is always returned: `id`,
+ * `schemas`); `excludedAttributes` drops what is listed, never the always-returned. Names are case-insensitive
+ * and may be URN-qualified; unknown names are ignored. Applies to every response that returns a resource.
+ */
+export function project(resource: ResourceName, obj: Json, projection: Projection): Json {
+  const { attributes, excludedAttributes } = projection;
+  if (attributes !== undefined && attributes.length > 0)
+    return keepOnly(resource, obj, targetsOf(resource, attributes));
+  if (excludedAttributes !== undefined && excludedAttributes.length > 0) {
+    return dropAll(obj, targetsOf(resource, excludedAttributes));
+  }
+  return obj;
+}
+
+/**
+ * Whether a response under this projection includes the attribute (e.g. a group's `members`, a user's
+ * `groups`), so callers can skip loading what will not be returned.
+ */
+export function includes(resource: ResourceName, projection: Projection, attribute: string): boolean {
+  const name = attribute.toLowerCase();
+  const hits = (list: readonly string[]) =>
+    targetsOf(resource, list).some((t) => t.attribute?.name.toLowerCase() === name && t.container === undefined);
+  if (projection.attributes !== undefined && projection.attributes.length > 0) return hits(projection.attributes);
+  if (projection.excludedAttributes !== undefined && projection.excludedAttributes.length > 0) {
+    return !targetsOf(resource, projection.excludedAttributes).some(
+      (t) => t.attribute?.name.toLowerCase() === name && t.sub === undefined && t.container === undefined,
+    );
+  }
+  return true;
+}
+
+function targetsOf(resource: ResourceName, names: readonly string[]): Target[] {
+  const core = coreSchemaOf(resource);
+  const out: Target[] = [];
+  for (const raw of names) {
+    const name = raw.trim();
+    if (name === "") continue;
+    const whole = schemasFor(resource).find((s) => s.id.toLowerCase() === name.toLowerCase());
+    if (whole !== undefined) {
+      // A bare extension URN names the whole extension object.
+      if (whole.id !== core) out.push({ container: whole.id, attribute: undefined, sub: undefined });
+      continue;
+    }
+    const resolved = resolveAttribute(resource, name);
+    if (resolved === undefined) continue;
+    const { urn } = splitSchemaPrefix(name);
+    const container = resolved.schema === core ? undefined : resolved.schema;
+    if (urn !== undefined && container === undefined && resolved.schema !== core) continue;
+    out.push({ container, attribute: resolved.attribute, sub: resolved.sub });
+  }
+  return out;
+}
+
+const ALWAYS = new Set(["id", "schemas"]);
+
+function keepOnly(resource: ResourceName, obj: Json, targets: readonly Target[]): Json {
+  const out: Json = {};
+  for (const key of Object.keys(obj)) if (ALWAYS.has(key)) out[key] = obj[key];
+  for (const t of targets) {
+    const source = t.container === undefined ? obj : asObject(obj[t.container]);
+    if (source === undefined) continue;
+    const into = t.container === undefined ? out : ((out[t.container] as Json | undefined) ?? {});
+    if (t.attribute === undefined) {
+      out[t.container ?? ""] = source;
+      continue;
+    }
+    const key = t.attribute.name;
+    if (!(key in source)) continue;
+    if (t.sub === undefined) into[key] = source[key];
+    else into[key] = merge(into[key], pick(source[key], t.sub.name));
+    if (t.container !== undefined) out[t.container] = into;
+  }
+  // Attributes the registry marks as always returned stay, whatever was asked (RFC 7643 §7).
+  for (const schema of schemasFor(resource)) {
+    for (const a of schema.attributes) {
+      if (a.returned === "always" && schema.id === coreSchemaOf(resource) && a.name in obj) out[a.name] = obj[a.name];
+    }
+  }
+  return out;
+}
+
+function dropAll(obj: Json, targets: readonly Target[]): Json {
+  const out: Json = { ...obj };
+  for (const t of targets) {
+    if (t.attribute === undefined) {
+      if (t.container !== undefined) delete out[t.container];
+      continue;
+    }
+    if (t.attribute.returned === "always" || ALWAYS.has(t.attribute.name)) continue;
+    const holder = t.container === undefined ? out : asObject(out[t.container]);
+    if (holder === undefined) continue;
+    const copy: Json = t.container === undefined ? holder : { ...holder };
+    const key = t.attribute.name;
+    if (t.sub === undefined) delete copy[key];
+    else if (key in copy) copy[key] = omit(copy[key], t.sub.name);
+    if (t.container !== undefined) out[t.container] = copy;
+  }
+  return out;
+}
+
+const asObject = (v: unknown): Json | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Json) : undefined;
+
+function pick(value: unknown, sub: string): unknown {
+  if (Array.isArray(value)) return value.map((e) => pick(e, sub));
+  const o = asObject(value);
+  return o === undefined || !(sub in o) ? {} : { [sub]: o[sub] };
+}
+
+function omit(value: unknown, sub: string): unknown {
+  if (Array.isArray(value)) return value.map((e) => omit(e, sub));
+  const o = asObject(value);
+  if (o === undefined) return value;
+  const { [sub]: _dropped, ...rest } = o;
+  return rest;
+}
+
+function merge(existing: unknown, next: unknown): unknown {
+  if (Array.isArray(existing) && Array.isArray(next)) {
+    return next.map((e, i) => ({ ...(asObject(existing[i]) ?? {}), ...(asObject(e) ?? {}) }));
+  }
+  const a = asObject(existing);
+  const b = asObject(next);
+  return a !== undefined && b !== undefined ? { ...a, ...b } : next;
+}
