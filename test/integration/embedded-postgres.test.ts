@@ -1,0 +1,53 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/platform/logger.js";
+import { startEmbedded } from "../../src/storage/embedded.js";
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+async function query(url: string, text: string): Promise<unknown[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+describe("embedded PostgreSQL", () => {
+  it("keeps data across restarts and recovers from a stale postmaster.pid", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "roster-embedded-test-"));
+    dirs.push(dir);
+    const logger = createLogger("silent");
+    const first = await startEmbedded({ dataDir: dir, logger });
+    await query(first.url, "create table kept (v int); insert into kept values (42)");
+    await first.stop();
+
+    // A crash leaves postmaster.pid naming a process that no longer exists.
+    const pidFile = join(dir, "pg", "postmaster.pid");
+    await writeFile(pidFile, "999999\n/tmp\n0\n0\n");
+    const second = await startEmbedded({ dataDir: dir, logger });
+    try {
+      expect(await query(second.url, "select v from kept")).toEqual([{ v: 42 }]);
+      expect((await readFile(pidFile, "utf8")).startsWith("999999")).toBe(false);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("removes a memory: cluster's directory when stopped", async () => {
+    const cluster = await startEmbedded({ dataDir: undefined, logger: createLogger("silent") });
+    const rows = (await query(cluster.url, "show data_directory")) as Array<{ data_directory: string }>;
+    const dataDir = rows[0]?.data_directory ?? "";
+    expect(dataDir).toContain("roster-memory-");
+    await cluster.stop();
+    await expect(readFile(join(dataDir, "PG_VERSION"))).rejects.toThrow();
+  });
+});

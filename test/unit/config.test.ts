@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, describeConfig, loadConfig } from "../../src/config.js";
+
+const KEY = "k".repeat(32);
+
+describe("loadConfig", () => {
+  it("applies the DESIGN.md defaults", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      host: "127.0.0.1",
+      port: 8080,
+      database: { kind: "embedded", persistent: true },
+      dataDir: "./.roster",
+      adminToken: undefined,
+      secrets: undefined,
+      publicUrl: undefined,
+      logLevel: "info",
+    });
+  });
+
+  it("reads memory: and postgres:// targets", () => {
+    expect(loadConfig({ ROSTER_DATABASE_URL: "memory:" }).database).toEqual({ kind: "embedded", persistent: false });
+    expect(
+      loadConfig({ ROSTER_DATABASE_URL: "postgres://u:p@127.0.0.1:5432/db", ROSTER_SECRETS: KEY }).database,
+    ).toEqual({ kind: "server", url: "postgres://u:p@127.0.0.1:5432/db" });
+  });
+
+  it("splits ROSTER_SECRETS into a key ring", () => {
+    const c = loadConfig({ ROSTER_SECRETS: `${KEY},${"z".repeat(40)}` });
+    expect(c.secrets?.map((s) => s.length)).toEqual([32, 40]);
+  });
+
+  it("reports every bad variable at once", () => {
+    try {
+      loadConfig({
+        ROSTER_PORT: "http",
+        ROSTER_DATABASE_URL: "mysql://x",
+        ROSTER_SECRETS: "short",
+        ROSTER_LOG_LEVEL: "loud",
+        ROSTER_PUBLIC_URL: "ftp://x",
+        ROSTER_ADMIN_TOKEN: "tiny",
+      });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const problems = (e as ConfigError).problems.join("\n");
+      for (const name of [
+        "ROSTER_PORT",
+        "ROSTER_DATABASE_URL",
+        "ROSTER_SECRETS",
+        "ROSTER_LOG_LEVEL",
+        "ROSTER_PUBLIC_URL",
+        "ROSTER_ADMIN_TOKEN",
+      ]) {
+        expect(problems).toContain(name);
+      }
+    }
+  });
+
+  it("requires ROSTER_SECRETS with an existing PostgreSQL", () => {
+    expect(() => loadConfig({ ROSTER_DATABASE_URL: "postgres://127.0.0.1/db" })).toThrow(/ROSTER_SECRETS: required/);
+  });
+
+  it("masks secrets when describing the configuration", () => {
+    const c = loadConfig({
+      ROSTER_DATABASE_URL: "postgres://user:hunter2@127.0.0.1/db",
+      ROSTER_SECRETS: KEY,
+      ROSTER_ADMIN_TOKEN: "admin-token-0123456789",
+    });
+    const text = JSON.stringify(describeConfig(c));
+    expect(text).not.toContain("hunter2");
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain("admin-token-0123456789");
+  });
+});
