@@ -50,7 +50,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (scope) => {
       installAdminPlumbing(scope, deps.adminTokenHash, deps.logger);
-      registerOrganizationRoutes(scope, organizations);
+      registerOrganizationRoutes(scope, organizations, (orgId) => scimClients.cached.forgetOrganization(orgId));
       registerScimClientRoutes(scope, {
         scimClients,
         publicUrl: deps.publicUrl,
@@ -61,7 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   await registerScim(app, {
-    clients: scimClients,
+    clients: scimClients.cached,
     publicUrl: deps.publicUrl,
     logger: deps.logger,
     db: deps.db,

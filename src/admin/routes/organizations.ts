@@ -11,7 +11,11 @@ export const organizationJson = (o: Organization) => ({
   create_time: o.createTime.toISOString(),
 });
 
-export function registerOrganizationRoutes(scope: FastifyInstance, organizations: OrganizationService): void {
+export function registerOrganizationRoutes(
+  scope: FastifyInstance,
+  organizations: OrganizationService,
+  onDeleted: (organizationId: string) => void,
+): void {
   scope.post("/organizations", async (req, reply) => {
     const name = requireString(requireObject(req.body), "name", 256);
     reply.code(201);
@@ -35,6 +39,7 @@ export function registerOrganizationRoutes(scope: FastifyInstance, organizations
   scope.delete<{ Params: { id: string } }>("/organizations/:id", async (req) => {
     const deleted = isUuid(req.params.id) && (await organizations.delete(req.params.id));
     if (!deleted) throw notFound(`organization ${req.params.id} does not exist`);
+    onDeleted(req.params.id);
     return {};
   });
 }

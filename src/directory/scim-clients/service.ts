@@ -4,6 +4,7 @@ import type { ScimClientsTable } from "../../storage/schema.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
 import { hashSecret, type SecretBox } from "../../platform/crypto.js";
 import type { Clock } from "../../platform/clock.js";
+import { ScimClientCache } from "./cache.js";
 
 /** A SCIM client = a directory sync connection (DESIGN.md "Domain"). */
 export interface ScimClient {
@@ -57,10 +58,17 @@ export class ScimClientService {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #box: SecretBox;
+  readonly #cache: ScimClientCache;
   constructor(db: Db, clock: Clock, box: SecretBox) {
     this.#db = db;
     this.#clock = clock;
     this.#box = box;
+    this.#cache = new ScimClientCache((id) => this.get(id), clock);
+  }
+
+  /** The read-through lookup of the SCIM hot path (a few seconds of staleness across instances). */
+  get cached(): ScimClientCache {
+    return this.#cache;
   }
 
   async create(input: ScimClientInput): Promise<CreateResult> {
@@ -124,17 +132,22 @@ export class ScimClientService {
       set.webhook_secret_sealed = changes.webhookSecret === null ? null : this.#box.seal(changes.webhookSecret);
     }
     if (changes.logWebhookEvents !== undefined) set.log_webhook_events = changes.logWebhookEvents;
+    this.#cache.forget(clientId);
     const row = await this.#db
       .updateTable("scim_clients")
       .set(set as never)
       .where("client_id", "=", clientId)
       .returningAll()
       .executeTakeFirst();
+    // Forget again: a request may have re-read the old row while this update was in flight.
+    this.#cache.forget(clientId);
     return row === undefined ? undefined : toScimClient(row);
   }
 
   async delete(clientId: string): Promise<boolean> {
+    this.#cache.forget(clientId);
     const r = await this.#db.deleteFrom("scim_clients").where("client_id", "=", clientId).executeTakeFirst();
+    this.#cache.forget(clientId);
     return r.numDeletedRows > 0n;
   }
 

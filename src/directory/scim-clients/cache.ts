@@ -1,0 +1,49 @@
+import type { Clock } from "../../platform/clock.js";
+import type { ScimClient } from "./service.js";
+
+/** How long another instance may keep serving a changed client (secret rotated, client deleted). */
+export const CLIENT_CACHE_TTL_MS = 5_000;
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  readonly client: ScimClient | undefined;
+  readonly expires: number;
+}
+
+/**
+ * Every SCIM request authenticates its client: a short-lived read-through cache saves that query on the hot path.
+ * Changes made through this instance are forgotten at once; other instances see them within the TTL. Only the
+ * secret's hash is cached, never the secret.
+ */
+export class ScimClientCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #load: (clientId: string) => Promise<ScimClient | undefined>;
+  readonly #clock: Clock;
+  readonly #ttlMs: number;
+
+  constructor(load: (clientId: string) => Promise<ScimClient | undefined>, clock: Clock, ttlMs = CLIENT_CACHE_TTL_MS) {
+    this.#load = load;
+    this.#clock = clock;
+    this.#ttlMs = ttlMs;
+  }
+
+  async get(clientId: string): Promise<ScimClient | undefined> {
+    const now = this.#clock.now().getTime();
+    const hit = this.#entries.get(clientId);
+    if (hit !== undefined && hit.expires > now) return hit.client;
+    const client = await this.#load(clientId);
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+    this.#entries.set(clientId, { client, expires: now + this.#ttlMs });
+    return client;
+  }
+
+  forget(clientId: string): void {
+    this.#entries.delete(clientId);
+  }
+
+  forgetOrganization(organizationId: string): void {
+    for (const [id, entry] of this.#entries) {
+      if (entry.client?.organizationId === organizationId) this.#entries.delete(id);
+    }
+  }
+}
