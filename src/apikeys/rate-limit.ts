@@ -24,7 +24,7 @@ export interface RateLimitStatus {
 
 export interface RateLimitOutcome {
   readonly admitted: boolean;
-  /** The most constraining limit: the lowest remaining, then the earliest reset. */
+  /** The most constraining limit: the lowest remaining, then the latest reset (when the next call may pass). */
   readonly status: RateLimitStatus;
 }
 
@@ -50,7 +50,7 @@ export function evaluate(
     if (
       worst === undefined ||
       status.remaining < worst.remaining ||
-      (status.remaining === worst.remaining && status.resetTime.getTime() < worst.resetTime.getTime())
+      (status.remaining === worst.remaining && status.resetTime.getTime() > worst.resetTime.getTime())
     ) {
       worst = status;
     }
