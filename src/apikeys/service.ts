@@ -3,7 +3,7 @@ import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import type { Db } from "../storage/database.js";
 import { isForeignKeyViolation } from "../storage/errors.js";
-import { type ApiKey, type ApiKeyFields, type ApiKeyKind, stateOf } from "./model.js";
+import { type ApiKey, type ApiKeyFields, type ApiKeyKind, MAX_RAW_KEY_LENGTH, stateOf } from "./model.js";
 import { evaluate, type RateLimitStatus, windowStart } from "./rate-limit.js";
 import { ApiKeyRepo, type ImportRow, type ListFilter } from "./repo.js";
 import { digestOf, generateIssuedSecret } from "./secrets.js";
@@ -150,6 +150,8 @@ export class ApiKeyService {
    * whose grace has ended is NOT_FOUND (it no longer belongs to any key).
    */
   async verify(rawKey: string): Promise<VerifyResult> {
+    // No stored key is longer than an importable one: skip the lookup.
+    if (rawKey.length > MAX_RAW_KEY_LENGTH) return { valid: false, reason: "NOT_FOUND" };
     const match = await this.#repo.findByDigest(digestOf(rawKey));
     const now = this.#clock.now();
     if (match === undefined) return { valid: false, reason: "NOT_FOUND" };

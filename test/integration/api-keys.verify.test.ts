@@ -50,6 +50,7 @@ describe("POST /apiKeys:verify (issue 7 point 5)", () => {
   it.each([
     ["an unknown key", "rsk_00000000_unknownunknownunknownunknownunknown00"],
     ["a near miss of a real key", "near-miss"],
+    ["a key longer than any stored one", "k".repeat(5000)],
   ])("%s → valid false, NOT_FOUND", async (_name, key) => {
     expect(await verifyKey(t, key)).toEqual({ valid: false, reason: "NOT_FOUND" });
   });
