@@ -58,7 +58,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
     if (resource.key_id !== undefined && resource.key_id !== null && resource.key_id !== req.params.keyId) {
       throw invalidArgument("issued_api_key.key_id differs from the key_id in the path");
     }
-    const changes = parseIssuedKeyUpdate(first((req.query as Record<string, unknown>).update_mask), resource);
+    const changes = parseIssuedKeyUpdate(maskOf((req.query as Record<string, unknown>).update_mask), resource);
     const updated = await apiKeys.update(keyIdOf("issued", req.params.keyId), changes);
     return apiKeyJson(updated, clock.now());
   });
@@ -125,4 +125,10 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
       next_page_token,
     };
   }
+}
+
+/** `update_mask=a,b` or, as some gRPC-transcoding clients send it, `update_mask=a&update_mask=b`. */
+function maskOf(raw: unknown): string | undefined {
+  if (Array.isArray(raw)) return raw.filter((v) => typeof v === "string").join(",");
+  return first(raw);
 }

@@ -75,6 +75,15 @@ describe("PATCH /issuedApiKeys/{key_id} with update_mask (spec 4.9, AIP-134/161)
     });
   });
 
+  it("accepts the mask as repeated update_mask parameters", async () => {
+    const { id } = await freshKey();
+    const res = await adminCall(t, "PATCH", `/issuedApiKeys/${id}?update_mask=name&update_mask=actor_id`, {
+      issued_api_key: { name: "both", actor_id: "user-2", scopes: ["ignored"] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ name: "both", actor_id: "user-2", scopes: FULL.scopes });
+  });
+
   it.each([
     ["scopes", { scopes: [] }, { scopes: [] }],
     ["scopes", {}, { scopes: [] }],
