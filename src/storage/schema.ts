@@ -10,6 +10,9 @@ export interface Database {
   directory_groups: DirectoryGroupsTable;
   group_user_members: GroupUserMembersTable;
   group_group_members: GroupGroupMembersTable;
+  api_keys: ApiKeysTable;
+  api_key_secrets: ApiKeySecretsTable;
+  api_key_rate_counters: ApiKeyRateCountersTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -84,4 +87,37 @@ export interface GroupGroupMembersTable {
   group_id: string;
   member_group_id: string;
   organization_id: string;
+}
+
+export interface ApiKeysTable {
+  key_id: string;
+  kind: "issued" | "imported";
+  organization_id: string | null;
+  name: string;
+  actor_id: string | null;
+  /** Issued keys only: the visible start of the current secret (`rsk_…`). */
+  prefix: string | null;
+  scopes: Json<string[]>;
+  metadata: Json<Record<string, unknown>>;
+  rate_limits: Json<{ name: string; limit: number; period_seconds: number }[]>;
+  expire_time: Date | null;
+  revoke_time: Date | null;
+  create_time: Timestamp;
+  update_time: Timestamp;
+}
+
+export interface ApiKeySecretsTable {
+  /** SHA-256 of the secret or raw key; the raw value is never stored. */
+  digest: Buffer;
+  key_id: string;
+  /** Set when rotation supersedes this secret: it verifies until then (grace period). */
+  expire_time: Date | null;
+  create_time: Timestamp;
+}
+
+export interface ApiKeyRateCountersTable {
+  key_id: string;
+  limit_name: string;
+  window_start: Date;
+  count: number;
 }

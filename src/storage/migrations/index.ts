@@ -1,7 +1,9 @@
 import type { Migration } from "kysely";
 import * as foundation from "./0001-foundation.js";
+import * as apiKeys from "./0005-api-keys.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
   "0001-foundation": foundation,
+  "0005-api-keys": apiKeys,
 };

@@ -1,0 +1,60 @@
+/** API key shapes (spec 2.7, DESIGN.md "API keys") and the limits that apply to them, in one place. */
+
+export type ApiKeyKind = "issued" | "imported";
+
+/** Fixed-window limit: at most `limit` verifications per `periodSeconds`, counted in the database. */
+export interface RateLimit {
+  readonly name: string;
+  readonly limit: number;
+  readonly periodSeconds: number;
+}
+
+export interface ApiKey {
+  readonly keyId: string;
+  readonly kind: ApiKeyKind;
+  readonly organizationId: string | null;
+  readonly name: string;
+  readonly actorId: string | null;
+  /** Issued keys: the visible start of the current secret. Imported keys: null (the raw key is never echoed). */
+  readonly prefix: string | null;
+  readonly scopes: readonly string[];
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly rateLimits: readonly RateLimit[];
+  readonly expireTime: Date | null;
+  readonly revokeTime: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+/** The mutable fields of a key, as create and update take them. */
+export interface ApiKeyFields {
+  readonly name: string;
+  readonly actorId: string | null;
+  readonly scopes: readonly string[];
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly rateLimits: readonly RateLimit[];
+  readonly expireTime: Date | null;
+}
+
+export type ApiKeyState = "ACTIVE" | "EXPIRED" | "REVOKED";
+
+export const stateOf = (key: ApiKey, now: Date): ApiKeyState => {
+  if (key.revokeTime !== null) return "REVOKED";
+  if (key.expireTime !== null && key.expireTime.getTime() <= now.getTime()) return "EXPIRED";
+  return "ACTIVE";
+};
+
+/** Spec 4.10 / 8: at most 1000 keys per batch import. */
+export const MAX_BATCH_IMPORT = 1000;
+/** Imported raw keys shorter than this are refused (INVALID_ARGUMENT): they would be guessable. */
+export const MIN_RAW_KEY_LENGTH = 16;
+export const MAX_RAW_KEY_LENGTH = 4096;
+/** Rotation grace period: the superseded secret keeps verifying this long at most (issue 7: ≤ 24 h). */
+export const MAX_GRACE_PERIOD_SECONDS = 86_400;
+export const MAX_NAME_LENGTH = 256;
+export const MAX_ACTOR_ID_LENGTH = 256;
+export const MAX_SCOPES = 100;
+export const MAX_SCOPE_LENGTH = 256;
+export const MAX_METADATA_BYTES = 16 * 1024;
+export const MAX_RATE_LIMITS = 10;
+export const MAX_RATE_LIMIT_PERIOD_SECONDS = 30 * 86_400;
