@@ -43,6 +43,8 @@ export async function migrate(db: Db, schema?: string): Promise<MigrationResultS
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },
+    // Features land independently: a migration may sort before one already applied on a long-lived database.
+    allowUnorderedMigrations: true,
     ...(schema === undefined ? {} : { migrationTableSchema: schema }),
   });
   const result = await migrator.migrateToLatest();
