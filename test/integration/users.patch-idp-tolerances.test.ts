@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { idpBody, patchBody } from "../helpers/fixtures.js";
+import { idpBody } from "../helpers/fixtures.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /** Issue 3 point 9 and IDP-QUIRKS.md: one test per tolerance, with real Entra and Okta bodies. */

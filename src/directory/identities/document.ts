@@ -33,10 +33,10 @@ export function identifiersOf(doc: UserDocument): Identifier[] {
   return [...out.values()];
 }
 
-/** The primary email value, else the first one. */
+/** The email value marked primary, if any. */
 export function primaryEmail(doc: UserDocument): string | undefined {
   const emails = (Array.isArray(doc.emails) ? doc.emails : []).map(obj).filter((e) => e !== undefined);
-  return str((emails.find((e) => e.primary === true) ?? emails[0])?.value);
+  return str(emails.find((e) => e.primary === true)?.value);
 }
 
 /** The indexed columns derived from a document. */
