@@ -1,11 +1,15 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
+import { registerIdentityRoutes } from "./admin/routes/identities.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
 import { registerApiKeyRoutes } from "./apikeys/routes.js";
 import { ApiKeyService } from "./apikeys/service.js";
+import { registerTestMappingRoute } from "./admin/routes/test-mapping.js";
 import { discardEvents, type EventSink } from "./directory/events.js";
+import { IdentityService } from "./directory/identities/service.js";
+import { DataMapper } from "./directory/mapping/mapper.js";
 import { validateMappingSource } from "./directory/mapping/validate.js";
 import { OrganizationService } from "./directory/organizations/service.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
@@ -46,6 +50,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const scimClients = new ScimClientService(deps.db, deps.clock, box);
   const eventSink = deps.eventSink ?? discardEvents;
   const cursors = new CursorCodec(deps.secrets, deps.clock);
+  const mapper = new DataMapper(deps.clock);
+  const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper);
 
   registerHealth(app, deps.db);
 
@@ -59,6 +65,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         validateMapping: validateMappingSource,
       });
       registerApiKeyRoutes(scope, { apiKeys: new ApiKeyService(deps.db, deps.clock), clock: deps.clock });
+      registerIdentityRoutes(scope, identities);
+      registerTestMappingRoute(scope, { scimClients, mapper, validateMapping: validateMappingSource });
     },
     { prefix: ADMIN_PREFIX },
   );

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from "fastify";
+import { MappingError } from "../../directory/mapping/errors.js";
+import type { DataMapper } from "../../directory/mapping/mapper.js";
+import type { ScimClientService } from "../../directory/scim-clients/service.js";
+import { ScimError } from "../../scim/errors.js";
+import { validateUser } from "../../scim/users/validate.js";
+import { invalidArgument, notFound } from "../errors.js";
+import { optionalString, requireObject } from "../validate.js";
+
+export interface TestMappingDeps {
+  readonly scimClients: ScimClientService;
+  readonly mapper: DataMapper;
+  readonly validateMapping: (mapping: string) => Promise<void>;
+}
+
+/**
+ * Issue 3 point 7: `POST /scimClients/{client_id}:testMapping {user, mapping?}` → the traits the client's mapping
+ * (or the given one) would produce for that SCIM user, stored nowhere.
+ */
+export function registerTestMappingRoute(scope: FastifyInstance, deps: TestMappingDeps): void {
+  // A regex-bounded parameter, then the escaped colon: find-my-way reads `:clientId::testMapping` as one parameter name.
+  scope.post<{ Params: { clientId: string } }>(
+    "/scimClients/:clientId(^[A-Za-z0-9._~-]+)::testMapping",
+    async (req) => {
+      const body = requireObject(req.body);
+      const client = await deps.scimClients.get(req.params.clientId);
+      if (client === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+      const override = optionalString(body, "mapping", 256 * 1024);
+      if (override !== undefined) await deps.validateMapping(override);
+      let user: Record<string, unknown>;
+      try {
+        user = validateUser(requireObject(body.user, "user")).scim;
+      } catch (e) {
+        if (e instanceof ScimError) throw invalidArgument(`user is not a valid SCIM user: ${e.detail ?? ""}`);
+        throw e;
+      }
+      try {
+        const mapping = await deps.mapper.forSource(override ?? client.mapping);
+        return { traits: await mapping.evaluate(user) };
+      } catch (e) {
+        if (e instanceof MappingError) throw invalidArgument(`data mapping failed: ${e.message}`);
+        throw e;
+      }
+    },
+  );
+}

@@ -1,0 +1,291 @@
+import { type Expression, type SqlBool, sql, type Transaction } from "kysely";
+import type { Db } from "../../storage/database.js";
+import type { Database } from "../../storage/schema.js";
+import { ENTERPRISE_KEY, type Identifier } from "./document.js";
+import type { GroupRef, UserFilter, UserPage } from "./types.js";
+
+/** Kysely only: every query filters on the organization and is served by an index of 0001-foundation. */
+type Executor = Db | Transaction<Database>;
+
+export const IDENTIFIERS_KEY = "identity_identifiers_value_key";
+
+export interface UserRow {
+  id: string;
+  organization_id: string;
+  scim: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  groups?: GroupRef[] | null;
+  manager_display_name: string | null;
+}
+
+const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+/** Direct memberships, in one correlated subquery (no N+1): group_user_members_identity_idx, then the group pkey. */
+const groupsOf = (table: string) =>
+  sql<GroupRef[]>`(select coalesce(json_agg(json_build_object('value', g.id, 'display', g.display_name)
+      order by g.display_name, g.id), '[]'::json)
+    from group_user_members m join directory_groups g on g.id = m.group_id
+    where m.identity_id = ${sql.ref(`${table}.id`)} and g.organization_id = ${sql.ref(`${table}.organization_id`)})`.as(
+    "groups",
+  );
+
+/** Spec 2.2: the manager's displayName (else userName), resolved only inside the same organization. */
+const managerOf = (table: string) => {
+  const value = sql`(${sql.ref(`${table}.scim`)} -> ${sql.lit(ENTERPRISE_KEY)} -> 'manager' ->> 'value')`;
+  return sql<string | null>`(select coalesce(mi.scim ->> 'displayName', mi.user_name) from identities mi
+    where mi.organization_id = ${sql.ref(`${table}.organization_id`)}
+      and mi.id = case when ${value} ~ ${sql.lit(UUID_PATTERN)} then ${value}::uuid end)`.as("manager_display_name");
+};
+
+const userColumns = (table: string, withGroups: boolean) => {
+  const base = [
+    sql.ref<string>(`${table}.id`).as("id"),
+    sql.ref<string>(`${table}.organization_id`).as("organization_id"),
+    sql.ref<Record<string, unknown>>(`${table}.scim`).as("scim"),
+    sql.ref<Date>(`${table}.created_at`).as("created_at"),
+    sql.ref<Date>(`${table}.updated_at`).as("updated_at"),
+    managerOf(table),
+  ];
+  return withGroups ? [...base, groupsOf(table)] : base;
+};
+
+export async function findUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
+  return (await db
+    .selectFrom("identities as i")
+    .select(userColumns("i", groups))
+    .where("i.organization_id", "=", orgId)
+    .where("i.id", "=", id)
+    .executeTakeFirst()) as UserRow | undefined;
+}
+
+export interface LockedUser extends UserRow {
+  password_hash: string | null;
+}
+
+/** The row a replace or patch starts from, locked until the transaction ends (no lost updates). */
+export async function lockUser(
+  trx: Transaction<Database>,
+  orgId: string,
+  id: string,
+  groups: boolean,
+): Promise<LockedUser | undefined> {
+  return (await trx
+    .selectFrom("identities as i")
+    .select([...userColumns("i", groups), "i.password_hash"])
+    .where("i.organization_id", "=", orgId)
+    .where("i.id", "=", id)
+    .forUpdate()
+    .executeTakeFirst()) as LockedUser | undefined;
+}
+
+export interface IdentityValues {
+  user_name: string;
+  external_id: string | null;
+  employee_number: string | null;
+  active: boolean;
+  scim: Record<string, unknown>;
+  traits: Record<string, unknown>;
+}
+
+export async function insertUser(
+  trx: Transaction<Database>,
+  row: IdentityValues & { id: string; organization_id: string; password_hash: string | null; now: Date },
+): Promise<UserRow> {
+  const { now, ...values } = row;
+  return (await trx
+    .insertInto("identities")
+    .values({
+      ...values,
+      scim: JSON.stringify(values.scim),
+      traits: JSON.stringify(values.traits),
+      created_at: now,
+      updated_at: now,
+    })
+    .returning(userColumns("identities", false))
+    .executeTakeFirstOrThrow()) as UserRow;
+}
+
+export async function updateUser(
+  trx: Transaction<Database>,
+  orgId: string,
+  id: string,
+  values: IdentityValues & { password_hash?: string; now: Date },
+  groups: boolean,
+): Promise<UserRow> {
+  const { now, password_hash, ...rest } = values;
+  return (await trx
+    .updateTable("identities")
+    .set({
+      ...rest,
+      scim: JSON.stringify(rest.scim),
+      traits: JSON.stringify(rest.traits),
+      updated_at: now,
+      ...(password_hash === undefined ? {} : { password_hash }),
+    })
+    .where("organization_id", "=", orgId)
+    .where("id", "=", id)
+    .returning(userColumns("identities", groups))
+    .executeTakeFirstOrThrow()) as UserRow;
+}
+
+export async function deleteUser(
+  trx: Transaction<Database>,
+  orgId: string,
+  id: string,
+): Promise<{ id: string; scim: Record<string, unknown> } | undefined> {
+  return trx
+    .deleteFrom("identities")
+    .where("organization_id", "=", orgId)
+    .where("id", "=", id)
+    .returning(["id", "scim"])
+    .executeTakeFirst();
+}
+
+export async function insertIdentifiers(
+  trx: Transaction<Database>,
+  orgId: string,
+  identityId: string,
+  identifiers: readonly Identifier[],
+): Promise<void> {
+  if (identifiers.length === 0) return;
+  await trx
+    .insertInto("identity_identifiers")
+    .values(identifiers.map((x) => ({ ...x, identity_id: identityId, organization_id: orgId })))
+    .execute();
+}
+
+export async function deleteIdentifiers(
+  trx: Transaction<Database>,
+  identityId: string,
+  values: readonly string[],
+): Promise<void> {
+  if (values.length === 0) return;
+  await trx
+    .deleteFrom("identity_identifiers")
+    .where("identity_id", "=", identityId)
+    .where("value", "in", values)
+    .execute();
+}
+
+export interface IdentifierOwner {
+  value: string;
+  identity_id: string;
+  organization_id: string;
+}
+
+/** Who holds these identifiers now (after a unique violation, to say where the clash is). */
+export async function identifierOwners(db: Executor, values: readonly string[]): Promise<IdentifierOwner[]> {
+  if (values.length === 0) return [];
+  return db
+    .selectFrom("identity_identifiers")
+    .select(["value", "identity_id", "organization_id"])
+    .where("value", "in", values)
+    .execute();
+}
+
+function filtered(db: Executor, orgId: string, filter: UserFilter | undefined) {
+  const q = db.selectFrom("identities as i").where("i.organization_id", "=", orgId);
+  if (filter === undefined) return q;
+  switch (filter.attribute) {
+    case "userName":
+      // identities_org_user_name_idx is on lower(user_name): the same expression must appear here.
+      return q.where(sql<SqlBool>`lower(i.user_name) = lower(${filter.value})` as Expression<SqlBool>);
+    case "externalId":
+      return q.where("i.external_id", "=", filter.value);
+    case "employeeNumber":
+      return q.where("i.employee_number", "=", filter.value);
+    case "groups.value":
+      // Spec 4.7.7: direct members only, through group_user_members_pkey (group_id, identity_id).
+      return q.where(
+        "i.id",
+        "in",
+        db.selectFrom("group_user_members as m").select("m.identity_id").where("m.group_id", "=", filter.value),
+      );
+  }
+}
+
+/** One list page (spec 4.6): offset = count + ordered OFFSET page; cursor = keyset on the id index. */
+export async function listUsers(
+  db: Db,
+  orgId: string,
+  filter: UserFilter | undefined,
+  page: UserPage,
+  groups: boolean,
+): Promise<{ rows: UserRow[]; total?: number }> {
+  const base = filtered(db, orgId, filter);
+  if (page.kind === "cursor") {
+    const q = page.afterId === undefined ? base : base.where("i.id", ">", page.afterId);
+    const rows = await q.select(userColumns("i", groups)).orderBy("i.id").limit(page.limit).execute();
+    return { rows: rows as UserRow[] };
+  }
+  const count = base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  const rows =
+    page.limit === 0
+      ? Promise.resolve([])
+      : base.select(userColumns("i", groups)).orderBy("i.id").offset(page.offset).limit(page.limit).execute();
+  const [{ n }, list] = await Promise.all([count, rows]);
+  return { rows: list as UserRow[], total: Number(n) };
+}
+
+const identityColumns = [
+  "id",
+  "organization_id",
+  "active",
+  "user_name",
+  "traits",
+  "scim",
+  "created_at",
+  "updated_at",
+] as const;
+
+export interface IdentityRow {
+  id: string;
+  organization_id: string;
+  active: boolean;
+  user_name: string;
+  traits: Record<string, unknown>;
+  scim: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  has_password: boolean;
+}
+
+const hasPassword = sql<boolean>`password_hash is not null`.as("has_password");
+
+export async function listIdentities(
+  db: Db,
+  orgId: string | undefined,
+  after: string | undefined,
+  limit: number,
+): Promise<IdentityRow[]> {
+  let q = db
+    .selectFrom("identities")
+    .select([...identityColumns, hasPassword])
+    .orderBy("id")
+    .limit(limit);
+  if (orgId !== undefined) q = q.where("organization_id", "=", orgId);
+  if (after !== undefined) q = q.where("id", ">", after);
+  return q.execute();
+}
+
+export async function getIdentity(db: Db, id: string): Promise<IdentityRow | undefined> {
+  return db
+    .selectFrom("identities")
+    .select([...identityColumns, hasPassword])
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+/** The identity an identifier (userName or email, any case) names, with its password hash: for verification only. */
+export async function credentialOf(
+  db: Db,
+  identifier: string,
+): Promise<(IdentityRow & { password_hash: string | null }) | undefined> {
+  return db
+    .selectFrom("identity_identifiers as x")
+    .innerJoin("identities", "identities.id", "x.identity_id")
+    .select([...identityColumns.map((c) => `identities.${c}` as const), hasPassword, "identities.password_hash"])
+    .where("x.value", "=", identifier)
+    .executeTakeFirst();
+}

@@ -1,0 +1,251 @@
+import type { Clock } from "../../platform/clock.js";
+import { uuidv7 } from "../../platform/ids.js";
+import type { Db } from "../../storage/database.js";
+import { isUniqueViolation } from "../../storage/errors.js";
+import { type DirectoryEvent, type EventSink, userEventData } from "../events.js";
+import type { DataMapper } from "../mapping/mapper.js";
+import { burnVerification, hashPassword, verifyPassword } from "../passwords.js";
+import type { ScimClient } from "../scim-clients/service.js";
+import { columnsOf, identifierKey, identifiersOf, primaryEmail, sameJson } from "./document.js";
+import { IdentityConflictError } from "./errors.js";
+import * as repo from "./repo.js";
+import type { Identity, ReadView, StoredUser, UserDocument, UserFilter, UserPage, UserWrite } from "./types.js";
+
+export type VerifyResult =
+  | { readonly ok: true; readonly identity: Identity }
+  | { readonly ok: false; readonly reason: "mismatch" | "inactive" };
+
+/**
+ * Identities behind SCIM users (issue 3, DESIGN.md "Domain"). Every method takes the organization first; writes run
+ * in one transaction that also records their events; a write that changes nothing writes and records nothing.
+ */
+export class IdentityService {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #events: EventSink;
+  readonly #mapper: DataMapper;
+
+  constructor(db: Db, clock: Clock, events: EventSink, mapper: DataMapper) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#events = events;
+    this.#mapper = mapper;
+  }
+
+  /** POST /Users. With auto_link, a clash in the same organization on userName or primary email becomes a replace. */
+  async create(
+    orgId: string,
+    client: ScimClient,
+    write: UserWrite,
+    view: ReadView,
+  ): Promise<{ user: StoredUser; linked: boolean }> {
+    const mapping = await this.#mapper.forSource(client.mapping);
+    const now = this.#clock.now();
+    const id = uuidv7(now.getTime());
+    const traits = await mapping.evaluate({ id, ...write.scim });
+    const passwordHash = write.password === undefined ? null : await hashPassword(write.password);
+    const identifiers = identifiersOf(write.scim);
+    try {
+      const row = await this.#db.transaction().execute(async (trx) => {
+        const inserted = await repo.insertUser(trx, {
+          id,
+          organization_id: orgId,
+          ...columnsOf(write.scim),
+          scim: write.scim,
+          traits,
+          password_hash: passwordHash,
+          now,
+        });
+        await repo.insertIdentifiers(trx, orgId, id, identifiers);
+        await this.#record(trx, client, "user.created", id, write.scim);
+        return inserted;
+      });
+      return { user: toStoredUser(row, view.groups ? [] : undefined), linked: false };
+    } catch (e) {
+      if (!isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
+    }
+    const owners = await repo.identifierOwners(
+      this.#db,
+      identifiers.map((x) => x.value),
+    );
+    const target = client.autoLink ? linkTarget(orgId, write.scim, owners) : undefined;
+    if (target !== undefined) {
+      const user = await this.update(orgId, client, target, () => write, view);
+      if (user !== undefined) return { user, linked: true };
+    }
+    throw conflictOf(orgId, undefined, owners);
+  }
+
+  async get(orgId: string, id: string, view: ReadView): Promise<StoredUser | undefined> {
+    const row = await repo.findUser(this.#db, orgId, id, view.groups);
+    return row === undefined ? undefined : toStoredUser(row, view.groups ? (row.groups ?? []) : undefined);
+  }
+
+  /**
+   * PUT and PATCH: `change` turns the stored document into the one to write (it may throw to refuse the request).
+   * The password changes only when `change` returns one (spec 4.5.1).
+   */
+  async update(
+    orgId: string,
+    client: ScimClient,
+    id: string,
+    change: (current: UserDocument) => UserWrite,
+    view: ReadView,
+  ): Promise<StoredUser | undefined> {
+    const mapping = await this.#mapper.forSource(client.mapping);
+    let identifiers: string[] = [];
+    try {
+      return await this.#db.transaction().execute(async (trx) => {
+        const current = await repo.lockUser(trx, orgId, id, view.groups);
+        if (current === undefined) return undefined;
+        const write = change(current.scim);
+        const scimChanged = !sameJson(current.scim, write.scim);
+        let passwordHash: string | undefined;
+        if (write.password !== undefined) {
+          const same =
+            !scimChanged &&
+            current.password_hash !== null &&
+            (await verifyPassword(current.password_hash, write.password));
+          if (!same) passwordHash = await hashPassword(write.password);
+        }
+        if (!scimChanged && passwordHash === undefined) {
+          return toStoredUser(current, view.groups ? (current.groups ?? []) : undefined);
+        }
+        const traits = await mapping.evaluate({ id, ...write.scim });
+        const row = await repo.updateUser(
+          trx,
+          orgId,
+          id,
+          {
+            ...columnsOf(write.scim),
+            scim: write.scim,
+            traits,
+            now: this.#clock.now(),
+            ...(passwordHash === undefined ? {} : { password_hash: passwordHash }),
+          },
+          view.groups,
+        );
+        const before = new Map(identifiersOf(current.scim).map((x) => [x.value, x.kind]));
+        const after = identifiersOf(write.scim);
+        const added = after.filter((x) => before.get(x.value) !== x.kind);
+        const kept = new Map(after.map((x) => [x.value, x.kind]));
+        await repo.deleteIdentifiers(
+          trx,
+          id,
+          [...before].filter(([value, kind]) => kept.get(value) !== kind).map(([value]) => value),
+        );
+        identifiers = added.map((x) => x.value);
+        await repo.insertIdentifiers(trx, orgId, id, added);
+        await this.#record(trx, client, "user.updated", id, write.scim);
+        return toStoredUser(row, view.groups ? (row.groups ?? []) : undefined);
+      });
+    } catch (e) {
+      if (!isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
+      throw conflictOf(orgId, id, await repo.identifierOwners(this.#db, identifiers));
+    }
+  }
+
+  /** Deletes the identity, its identifiers, credential and memberships (FK cascades); spec 3. */
+  async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      const deleted = await repo.deleteUser(trx, orgId, id);
+      if (deleted === undefined) return false;
+      await this.#record(trx, client, "user.deleted", id, deleted.scim);
+      return true;
+    });
+  }
+
+  async list(
+    orgId: string,
+    filter: UserFilter | undefined,
+    page: UserPage,
+    view: ReadView,
+  ): Promise<{ rows: StoredUser[]; total?: number }> {
+    const { rows, total } = await repo.listUsers(this.#db, orgId, filter, page, view.groups);
+    const users = rows.map((r) => toStoredUser(r, view.groups ? (r.groups ?? []) : undefined));
+    return total === undefined ? { rows: users } : { rows: users, total };
+  }
+
+  /** Admin API: identities of one organization (or all), keyset-paged by id. */
+  async listIdentities(orgId: string | undefined, after: string | undefined, limit: number): Promise<Identity[]> {
+    return (await repo.listIdentities(this.#db, orgId, after, limit)).map(toIdentity);
+  }
+
+  async getIdentity(id: string): Promise<Identity | undefined> {
+    const row = await repo.getIdentity(this.#db, id);
+    return row === undefined ? undefined : toIdentity(row);
+  }
+
+  /**
+   * Issue 3 point 6: the password must match an active identity. Unknown identifiers and identities without a
+   * password verify against a dummy hash, so every answer costs one argon2 verification.
+   */
+  async verifyPassword(identifier: string, password: string): Promise<VerifyResult> {
+    const row = await repo.credentialOf(this.#db, identifierKey(identifier));
+    const matches =
+      row === undefined || row.password_hash === null
+        ? await burnVerification(password)
+        : await verifyPassword(row.password_hash, password);
+    if (!matches || row === undefined) return { ok: false, reason: "mismatch" };
+    // Spec 3: an inactive user cannot log in.
+    if (!row.active) return { ok: false, reason: "inactive" };
+    return { ok: true, identity: toIdentity(row) };
+  }
+
+  async #record(
+    trx: Parameters<EventSink["record"]>[0],
+    client: ScimClient,
+    kind: DirectoryEvent["kind"],
+    id: string,
+    scim: UserDocument,
+  ): Promise<void> {
+    await this.#events.record(trx, client, [{ kind, resourceId: id, data: userEventData({ id, ...scim }) }]);
+  }
+}
+
+/** Issue 3 point 5: the identity of this organization that holds the userName, else the primary email. */
+function linkTarget(orgId: string, doc: UserDocument, owners: readonly repo.IdentifierOwner[]): string | undefined {
+  const userName = typeof doc.userName === "string" ? identifierKey(doc.userName) : undefined;
+  const email = primaryEmail(doc);
+  for (const wanted of [userName, email === undefined ? undefined : identifierKey(email)]) {
+    const owner = owners.find((o) => o.value === wanted && o.organization_id === orgId);
+    if (owner !== undefined) return owner.identity_id;
+  }
+  return undefined;
+}
+
+function conflictOf(
+  orgId: string,
+  self: string | undefined,
+  owners: readonly repo.IdentifierOwner[],
+): IdentityConflictError {
+  const others = owners.filter((o) => o.identity_id !== self);
+  const foreign = others.length > 0 && others.every((o) => o.organization_id !== orgId);
+  return new IdentityConflictError(foreign ? "another" : "organization");
+}
+
+function toStoredUser(row: repo.UserRow, groups: StoredUser["groups"]): StoredUser {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    scim: row.scim,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    groups,
+    managerDisplayName: row.manager_display_name,
+  };
+}
+
+function toIdentity(row: repo.IdentityRow): Identity {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    active: row.active,
+    userName: row.user_name,
+    traits: row.traits,
+    scim: row.scim,
+    hasPassword: row.has_password,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

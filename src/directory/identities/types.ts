@@ -1,0 +1,56 @@
+/** A SCIM user document as stored in `identities.scim` (see IdentitiesTable): JSON, without id/meta/groups/password. */
+export type UserDocument = Record<string, unknown>;
+
+/** What a create or a replace writes: the validated document and, when the request carried one, the password. */
+export interface UserWrite {
+  readonly scim: UserDocument;
+  readonly password?: string | undefined;
+}
+
+/** A direct group membership of a user (spec 2.1 `groups`). */
+export interface GroupRef {
+  readonly value: string;
+  readonly display: string;
+}
+
+/** A user as read back: the document plus what the server computes. */
+export interface StoredUser {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly scim: UserDocument;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  /** Undefined when the caller did not ask for memberships (the projection excludes `groups`). */
+  readonly groups: readonly GroupRef[] | undefined;
+  /** Spec 2.2: the manager's display name, only for a manager of the same organization. */
+  readonly managerDisplayName: string | null;
+}
+
+/** What a read must load beyond the row itself. */
+export interface ReadView {
+  readonly groups: boolean;
+}
+
+/** Spec 4.7.2: the indexed filters of GET /Users. */
+export interface UserFilter {
+  readonly attribute: "userName" | "externalId" | "employeeNumber" | "groups.value";
+  readonly value: string;
+}
+
+/** Offset page (count + OFFSET) or keyset page (`id > afterId`, never OFFSET). */
+export type UserPage =
+  | { readonly kind: "offset"; readonly offset: number; readonly limit: number }
+  | { readonly kind: "cursor"; readonly afterId: string | undefined; readonly limit: number };
+
+/** An identity as the admin API shows it: never the password hash. */
+export interface Identity {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly active: boolean;
+  readonly userName: string;
+  readonly traits: Record<string, unknown>;
+  readonly scim: UserDocument;
+  readonly hasPassword: boolean;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}

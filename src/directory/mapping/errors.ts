@@ -1,0 +1,7 @@
+/** A data mapping could not be fetched, compiled or evaluated; the message is safe to show (no stack, no secrets). */
+export class MappingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MappingError";
+  }
+}

@@ -1,0 +1,117 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { IdentityConflictError } from "../../directory/identities/errors.js";
+import { IdentityService } from "../../directory/identities/service.js";
+import type { ReadView, UserFilter } from "../../directory/identities/types.js";
+import { MappingError } from "../../directory/mapping/errors.js";
+import { DataMapper } from "../../directory/mapping/mapper.js";
+import { isUuid } from "../../platform/ids.js";
+import { ScimError } from "../errors.js";
+import type { ScimDeps } from "../index.js";
+import { applyPatch } from "../patch/apply.js";
+import { refuseOtherMethods } from "../plugin.js";
+import type { EqFilter } from "../query/filter.js";
+import { listResponse, pageRequestOf } from "../query/list-page.js";
+import { parseListQuery, parseProjection } from "../query/list-query.js";
+import { includes, type Projection } from "../query/projection.js";
+import { renderUser, userLocation } from "./serialize.js";
+import { validateUser } from "./validate.js";
+
+type Query = Record<string, unknown>;
+
+const notFound = (id: string) => new ScimError(404, undefined, `user ${id} not found`);
+
+const viewOf = (projection: Projection): ReadView => ({ groups: includes("User", projection, "groups") });
+
+/** Domain errors → SCIM errors (spec 7): conflicts are 409 uniqueness, a failed data mapping is a 500. */
+async function translated<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof IdentityConflictError) throw new ScimError(409, "uniqueness", e.message);
+    if (e instanceof MappingError) throw new ScimError(500, undefined, `data mapping failed: ${e.message}`);
+    throw e;
+  }
+}
+
+function userFilter(filter: EqFilter | undefined): UserFilter | undefined {
+  if (filter === undefined) return undefined;
+  if (filter.attribute === "displayName") throw new ScimError(400, "invalidFilter", "displayName is a Group filter");
+  return { attribute: filter.attribute, value: filter.value };
+}
+
+/** Spec 4.2: /Users and /Users/{id}; every response that returns a user honours the projection (spec 4.4). */
+export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void {
+  const identities = new IdentityService(deps.db, deps.clock, deps.eventSink, new DataMapper(deps.clock));
+  const baseOf = (req: FastifyRequest) => `${deps.publicUrl()}/scim/${encodeURIComponent(req.scimClient.clientId)}/v2`;
+  const idOf = (req: FastifyRequest): string => {
+    const { id } = req.params as { id: string };
+    if (!isUuid(id)) throw notFound(id);
+    return id.toLowerCase();
+  };
+
+  scope.post("/Users", async (req, reply) => {
+    const projection = parseProjection(req.query as Query);
+    const write = validateUser(req.body);
+    const client = req.scimClient;
+    const { user } = await translated(() =>
+      identities.create(client.organizationId, client, write, viewOf(projection)),
+    );
+    // Spec 4.5.7 and DESIGN: an auto-linked create answers 201 with the existing id as well.
+    reply.code(201).header("location", userLocation(baseOf(req), user.id));
+    return renderUser(user, baseOf(req), projection);
+  });
+
+  scope.get("/Users/:id", async (req) => {
+    const projection = parseProjection(req.query as Query);
+    const id = idOf(req);
+    const user = await identities.get(req.scimClient.organizationId, id, viewOf(projection));
+    if (user === undefined) throw notFound(id);
+    return renderUser(user, baseOf(req), projection);
+  });
+
+  scope.put("/Users/:id", async (req) => {
+    const projection = parseProjection(req.query as Query);
+    const id = idOf(req);
+    const write = validateUser(req.body);
+    const client = req.scimClient;
+    const user = await translated(() =>
+      identities.update(client.organizationId, client, id, () => write, viewOf(projection)),
+    );
+    if (user === undefined) throw notFound(id);
+    return renderUser(user, baseOf(req), projection);
+  });
+
+  scope.patch("/Users/:id", async (req) => {
+    const projection = parseProjection(req.query as Query);
+    const id = idOf(req);
+    const client = req.scimClient;
+    // RFC 7644 §3.5.2: atomic; the patched document is then validated like a PUT body.
+    const change = (current: Record<string, unknown>) =>
+      validateUser(applyPatch("User", current as Parameters<typeof applyPatch>[1], req.body).resource);
+    const user = await translated(() =>
+      identities.update(client.organizationId, client, id, change, viewOf(projection)),
+    );
+    if (user === undefined) throw notFound(id);
+    return renderUser(user, baseOf(req), projection);
+  });
+
+  scope.delete("/Users/:id", async (req, reply) => {
+    const id = idOf(req);
+    const client = req.scimClient;
+    if (!(await identities.delete(client.organizationId, client, id))) throw notFound(id);
+    return reply.code(204).send();
+  });
+
+  scope.get("/Users", async (req) => {
+    const query = parseListQuery("User", req.query as Query);
+    const client = req.scimClient;
+    const { request, context } = pageRequestOf("User", client.clientId, query, deps.cursors);
+    const projection: Projection = { attributes: query.attributes, excludedAttributes: query.excludedAttributes };
+    const page = await identities.list(client.organizationId, userFilter(query.filter), request, viewOf(projection));
+    const base = baseOf(req);
+    return listResponse(query, page, (u) => renderUser(u, base, projection), deps.cursors, context);
+  });
+
+  refuseOtherMethods(scope, "/Users", ["GET", "POST"]);
+  refuseOtherMethods(scope, "/Users/:id", ["GET", "PUT", "PATCH", "DELETE"]);
+}

@@ -1,0 +1,46 @@
+import type { StoredUser } from "../../directory/identities/types.js";
+import { type Projection, project } from "../query/projection.js";
+import { COMMON_ATTRIBUTES, ENTERPRISE_USER_SCHEMA, schemasFor } from "../schema/registry.js";
+
+type Json = Record<string, unknown>;
+
+/** Response key order: schemas, id, externalId, the core attributes in registry order, extensions, meta. */
+const [CORE, ...EXTENSIONS] = schemasFor("User");
+const ORDER = [
+  "schemas",
+  "id",
+  ...COMMON_ATTRIBUTES.map((a) => a.name).filter((n) => n !== "id" && n !== "meta"),
+  ...(CORE?.attributes ?? []).map((a) => a.name),
+  ...EXTENSIONS.map((s) => s.id),
+];
+
+export const userLocation = (baseUrl: string, id: string): string => `${baseUrl}/Users/${id}`;
+
+/**
+ * Spec 2.1/2.2: the stored document plus what the server owns — `id`, `groups` (direct memberships, when loaded),
+ * the manager's read-only displayName and `meta` — then the projection of RFC 7644 §3.9.
+ */
+export function renderUser(user: StoredUser, baseUrl: string, projection: Projection): Json {
+  const doc: Json = { ...user.scim, id: user.id };
+  const enterprise = doc[ENTERPRISE_USER_SCHEMA];
+  if (user.managerDisplayName !== null && isJson(enterprise) && isJson(enterprise.manager)) {
+    doc[ENTERPRISE_USER_SCHEMA] = {
+      ...enterprise,
+      manager: { ...enterprise.manager, displayName: user.managerDisplayName },
+    };
+  }
+  if (user.groups !== undefined && user.groups.length > 0) {
+    doc.groups = user.groups.map((g) => ({ value: g.value, display: g.display, type: "direct" }));
+  }
+  const out: Json = {};
+  for (const key of ORDER) if (doc[key] !== undefined) out[key] = doc[key];
+  out.meta = {
+    resourceType: "User",
+    created: user.createdAt.toISOString(),
+    lastModified: user.updatedAt.toISOString(),
+    location: userLocation(baseUrl, user.id),
+  };
+  return project("User", out, projection);
+}
+
+const isJson = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);

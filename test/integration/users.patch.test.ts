@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
+import { type RecordedEvent, recordingSink } from "../helpers/events.js";
+import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+
+const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
+const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+let database: TestDatabase;
+let t: TestApp;
+let c: SeededClient;
+let events: () => Promise<RecordedEvent[]>;
+let n = 0;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const recording = await recordingSink(database.db);
+  events = recording.events;
+  t = await createTestApp({ database, extra: { eventSink: recording.sink } });
+  c = await seedClient(t);
+});
+afterAll(async () => {
+  await t.close();
+  await database.close();
+});
+
+async function createUser(body: Record<string, unknown> = {}) {
+  const res = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `p${++n}@example.com`, ...body });
+  expect(res.statusCode).toBe(201);
+  return res.json();
+}
+const patch = (id: string, ...operations: unknown[]) =>
+  scim(t, c, "PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: operations });
+const eventKinds = async (id: string) => (await events()).filter((e) => e.resource_id === id).map((e) => e.kind);
+
+describe("PATCH /Users/{id} (spec 4.5, RFC 7644 §3.5.2)", () => {
+  it("applies add, replace and remove and answers 200 with the user", async () => {
+    const user = await createUser({ title: "Old", nickName: "Nick" });
+    t.clock.advance(5000);
+    const res = await patch(
+      user.id,
+      { op: "add", path: "emails", value: [{ value: "x@example.com", type: "home" }] },
+      { op: "replace", path: "title", value: "New" },
+      { op: "remove", path: "nickName" },
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ title: "New", emails: [{ value: "x@example.com", type: "home" }] });
+    expect(res.json().nickName).toBeUndefined();
+    expect(res.json().meta.lastModified).toBe(t.clock.now().toISOString());
+    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json()).toEqual(res.json());
+    expect(await eventKinds(user.id)).toEqual(["user.created", "user.updated"]);
+  });
+
+  it("is atomic: when one operation fails, none applies", async () => {
+    const user = await createUser({ title: "Keep" });
+    const res = await patch(
+      user.id,
+      { op: "replace", path: "title", value: "Changed" },
+      { op: "replace", path: "noSuchAttribute", value: "x" },
+    );
+    expect(res.statusCode).toBe(400);
+    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json().title).toBe("Keep");
+    expect(await eventKinds(user.id)).toEqual(["user.created"]);
+  });
+
+  it("writes and records nothing when nothing changes", async () => {
+    const user = await createUser({ title: "Same" });
+    t.clock.advance(5000);
+    const res = await patch(user.id, { op: "replace", path: "title", value: "Same" });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().meta.lastModified).toBe(user.meta.lastModified);
+    expect(await eventKinds(user.id)).toEqual(["user.created"]);
+  });
+
+  it("validates the patched user like a PUT body: invalid time zone, empty userName", async () => {
+    const user = await createUser();
+    const tz = await patch(user.id, { op: "replace", path: "timezone", value: "Mars/Olympus" });
+    expect(tz.statusCode).toBe(400);
+    expect(tz.json().scimType).toBe("invalidSyntax");
+    const empty = await patch(user.id, { op: "replace", path: "userName", value: "" });
+    expect(empty.statusCode).toBe(400);
+  });
+
+  it("refuses to remove the required userName", async () => {
+    const user = await createUser();
+    const res = await patch(user.id, { op: "remove", path: "userName" });
+    expect(res.statusCode).toBe(400);
+  });
+
+  it("moves primary: setting a new primary email clears the old one", async () => {
+    const user = await createUser({ emails: [{ value: `a${n}@example.com`, type: "work", primary: true }] });
+    const res = await patch(user.id, {
+      op: "add",
+      path: "emails",
+      value: [{ value: `b${n}@example.com`, primary: true }],
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().emails.filter((e: { primary?: boolean }) => e.primary === true)).toEqual([
+      { value: `b${n}@example.com`, primary: true },
+    ]);
+  });
+
+  it("refuses a body without the PatchOp schema", async () => {
+    const user = await createUser();
+    const res = await scim(t, c, "PATCH", `/Users/${user.id}`, {
+      Operations: [{ op: "add", path: "title", value: "x" }],
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().scimType).toBe("invalidSyntax");
+  });
+
+  it("answers 404 for an unknown user", async () => {
+    const res = await patch("00000000-0000-4000-8000-000000000000", { op: "replace", path: "title", value: "x" });
+    expect(res.statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+
+/** Issue 3 point 10: attributes / excludedAttributes on every response that returns a user. */
+const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
+const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+let t: TestApp;
+let c: SeededClient;
+let n = 0;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  c = await seedClient(t);
+});
+afterAll(async () => t.close());
+
+const body = () => ({
+  schemas: [USER, ENTERPRISE],
+  userName: `proj${++n}@example.com`,
+  displayName: "Dee",
+  name: { givenName: "G", familyName: "F" },
+  emails: [{ value: `proj${n}@example.com`, type: "work" }],
+  [ENTERPRISE]: { department: "Ops", costCenter: "C" },
+});
+const keys = (o: Record<string, unknown>) => Object.keys(o).sort();
+
+describe("projection", () => {
+  it("POST ?attributes=userName returns id, schemas and userName only", async () => {
+    const res = await scim(t, c, "POST", "/Users?attributes=userName", body());
+    expect(res.statusCode).toBe(201);
+    expect(keys(res.json())).toEqual(["id", "schemas", "userName"]);
+  });
+
+  it("GET ?excludedAttributes drops the listed attributes, sub-attributes and extension fields", async () => {
+    const user = (await scim(t, c, "POST", "/Users", body())).json();
+    const res = await scim(
+      t,
+      c,
+      "GET",
+      `/Users/${user.id}?excludedAttributes=emails,name.familyName,${ENTERPRISE}:department`,
+    );
+    expect(res.json().emails).toBeUndefined();
+    expect(res.json().name).toEqual({ givenName: "G" });
+    expect(res.json()[ENTERPRISE]).toEqual({ costCenter: "C" });
+    expect(res.json().displayName).toBe("Dee");
+  });
+
+  it("never drops id or schemas", async () => {
+    const user = (await scim(t, c, "POST", "/Users", body())).json();
+    const res = await scim(t, c, "GET", `/Users/${user.id}?excludedAttributes=id,schemas,userName`);
+    expect(res.json().id).toBe(user.id);
+    expect(res.json().schemas).toEqual([USER, ENTERPRISE]);
+    expect(res.json().userName).toBeUndefined();
+  });
+
+  it("applies to PUT and PATCH, with case-insensitive and URN-qualified names", async () => {
+    const user = (await scim(t, c, "POST", "/Users", body())).json();
+    const put = await scim(t, c, "PUT", `/Users/${user.id}?attributes=DISPLAYNAME`, {
+      ...body(),
+      userName: user.userName,
+    });
+    expect(keys(put.json())).toEqual(["displayName", "id", "schemas"]);
+    const patch = await scim(t, c, "PATCH", `/Users/${user.id}?attributes=${ENTERPRISE}:department`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: "replace", path: "title", value: "T" }],
+    });
+    expect(patch.json()).toEqual({ schemas: [USER, ENTERPRISE], id: user.id, [ENTERPRISE]: { department: "Ops" } });
+  });
+
+  it("both parameters at once are 400 on POST, GET, PUT and PATCH, and POST writes nothing", async () => {
+    const both = "attributes=userName&excludedAttributes=emails";
+    const created = body();
+    expect((await scim(t, c, "POST", `/Users?${both}`, created)).statusCode).toBe(400);
+    const rows = await t.db.selectFrom("identities").select("id").where("user_name", "=", created.userName).execute();
+    expect(rows).toHaveLength(0);
+    const user = (await scim(t, c, "POST", "/Users", body())).json();
+    expect((await scim(t, c, "GET", `/Users/${user.id}?${both}`)).statusCode).toBe(400);
+    expect(
+      (await scim(t, c, "PUT", `/Users/${user.id}?${both}`, { ...body(), userName: user.userName })).statusCode,
+    ).toBe(400);
+    const patch = await scim(t, c, "PATCH", `/Users/${user.id}?${both}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: "replace", path: "title", value: "T" }],
+    });
+    expect(patch.statusCode).toBe(400);
+  });
+});
