@@ -5,6 +5,7 @@ import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
 import type { CursorCodec } from "./query/cursor.js";
 import { registerDiscoveryRoutes } from "./discovery.js";
+import { registerGroupRoutes } from "./groups/routes.js";
 import { installScimPlumbing, type ScimClientLookup } from "./plugin.js";
 import { registerUserRoutes } from "./users/routes.js";
 
@@ -28,6 +29,7 @@ export async function registerScim(app: FastifyInstance, deps: ScimDeps): Promis
       const baseUrlOf = (clientId: string) => `${deps.publicUrl()}/scim/${encodeURIComponent(clientId)}/v2`;
       registerDiscoveryRoutes(scope, baseUrlOf);
       registerUserRoutes(scope, deps);
+      registerGroupRoutes(scope, deps);
     },
     { prefix: SCIM_PREFIX },
   );

@@ -3,26 +3,49 @@ import type { DirectoryEvent, EventSink } from "../../src/directory/events.js";
 import type { Db } from "../../src/storage/database.js";
 
 export interface RecordedEvent {
-  kind: DirectoryEvent["kind"];
-  resource_id: string;
-  data: Record<string, unknown>;
+  readonly kind: string;
+  readonly resourceId: string;
+  readonly clientId: string;
+  readonly data: Record<string, unknown>;
+}
+
+export interface RecordingSink {
+  readonly sink: EventSink;
+  /** Committed events, in recording order. */
+  events(): Promise<RecordedEvent[]>;
+  clear(): Promise<void>;
 }
 
 /**
- * An EventSink that writes each event into a `test_events` table inside the transaction of the change, so a test
- * sees exactly the events of committed changes (as the webhooks outbox will).
+ * An EventSink that writes into a table through the change's own transaction, as the outbox does: a rolled-back
+ * request leaves no event behind, so tests see exactly what would be delivered.
  */
-export async function recordingSink(db: Db): Promise<{ sink: EventSink; events: () => Promise<RecordedEvent[]> }> {
-  await sql`create table test_events (seq serial primary key, kind text, resource_id uuid, data jsonb)`.execute(db);
+export async function recordingSink(db: Db): Promise<RecordingSink> {
+  await sql`create table if not exists test_events (
+    seq bigserial primary key, kind text not null, resource_id uuid not null, client_id text not null,
+    data jsonb not null)`.execute(db);
   const sink: EventSink = {
-    async record(trx, _client, events) {
+    async record(trx, client, events: readonly DirectoryEvent[]) {
       for (const e of events) {
-        await sql`insert into test_events (kind, resource_id, data)
-          values (${e.kind}, ${e.resourceId}, ${JSON.stringify(e.data)}::jsonb)`.execute(trx);
+        await sql`insert into test_events (kind, resource_id, client_id, data)
+          values (${e.kind}, ${e.resourceId}, ${client.clientId}, ${JSON.stringify(e.data)})`.execute(trx);
       }
     },
   };
-  const events = async () =>
-    (await sql<RecordedEvent>`select kind, resource_id, data from test_events order by seq`.execute(db)).rows;
-  return { sink, events };
+  return {
+    sink,
+    async events() {
+      const { rows } = await sql<{
+        kind: string;
+        resource_id: string;
+        client_id: string;
+        data: Record<string, unknown>;
+      }>`
+        select kind, resource_id, client_id, data from test_events order by seq`.execute(db);
+      return rows.map((r) => ({ kind: r.kind, resourceId: r.resource_id, clientId: r.client_id, data: r.data }));
+    },
+    async clear() {
+      await sql`delete from test_events`.execute(db);
+    },
+  };
 }

@@ -28,7 +28,7 @@ afterAll(async () => {
 
 const post = (client: SeededClient, body: Record<string, unknown>) =>
   scim(t, client, "POST", "/Users", { schemas: [USER], ...body });
-const kinds = async (id: string) => (await events()).filter((e) => e.resource_id === id).map((e) => e.kind);
+const kinds = async (id: string) => (await events()).filter((e) => e.resourceId === id).map((e) => e.kind);
 
 describe("auto_link on", () => {
   it("links on userName (any case): 201 with the existing id, attributes replaced, user.updated", async () => {

@@ -30,7 +30,7 @@ async function createUser(body: Record<string, unknown> = {}) {
 }
 const patch = (id: string, ...operations: unknown[]) =>
   scim(t, c, "PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: operations });
-const eventKinds = async (id: string) => (await events()).filter((e) => e.resource_id === id).map((e) => e.kind);
+const eventKinds = async (id: string) => (await events()).filter((e) => e.resourceId === id).map((e) => e.kind);
 
 describe("PATCH /Users/{id} (spec 4.5, RFC 7644 §3.5.2)", () => {
   it("applies add, replace and remove and answers 200 with the user", async () => {

@@ -28,7 +28,7 @@ async function create(body: Record<string, unknown> = {}) {
   return res.json();
 }
 
-const eventsOf = async (id: string) => (await events()).filter((e) => e.resource_id === id).map((e) => e.kind);
+const eventsOf = async (id: string) => (await events()).filter((e) => e.resourceId === id).map((e) => e.kind);
 
 describe("PUT /Users/{id} replaces (spec 4.5.1, issue 3 point 3)", () => {
   it("resets omitted attributes and keeps the id and created time", async () => {
@@ -109,7 +109,7 @@ describe("events and no-op writes (DESIGN.md Webhooks)", () => {
     const user = await create({ name: { givenName: "Ann", familyName: "Lee" }, password: "Secret-123!" });
     await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER], userName: user.userName, active: false });
     expect((await scim(t, c, "DELETE", `/Users/${user.id}`)).statusCode).toBe(204);
-    const recorded = (await events()).filter((e) => e.resource_id === user.id);
+    const recorded = (await events()).filter((e) => e.resourceId === user.id);
     expect(recorded.map((e) => e.kind)).toEqual(["user.created", "user.updated", "user.deleted"]);
     expect(recorded[0]?.data).toMatchObject({ id: user.id, first_name: "Ann", last_name: "Lee", active: true });
     expect(recorded[1]?.data).toMatchObject({ active: false });

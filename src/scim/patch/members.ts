@@ -22,7 +22,7 @@ const memberType = (raw: unknown): MemberRef["type"] => {
 };
 
 /** Entries of a members value: objects `{value, type?}` (display, $ref and the like are ignored) or bare ids. */
-const memberRefs = (raw: unknown): MemberRef[] => {
+export const memberRefs = (raw: unknown): MemberRef[] => {
   if (raw === undefined || raw === null) return [];
   const items: unknown[] = Array.isArray(raw) ? raw : [raw];
   const refs = new Map<string, MemberRef>();

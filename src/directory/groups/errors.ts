@@ -1,0 +1,12 @@
+/** Why a group change was refused; the protocol adapter maps each reason to its own error (SCIM: spec section 7). */
+export type GroupErrorReason = "externalIdTaken" | "invalidMember" | "cycle";
+
+export class GroupError extends Error {
+  readonly reason: GroupErrorReason;
+
+  constructor(reason: GroupErrorReason, message: string) {
+    super(message);
+    this.name = "GroupError";
+    this.reason = reason;
+  }
+}

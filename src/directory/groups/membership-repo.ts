@@ -1,0 +1,169 @@
+import { type RawBuilder, sql } from "kysely";
+import type { Executor } from "./repo.js";
+import type { MemberFields, MemberRef } from "./types.js";
+
+/** A user whose membership changed, with what a membership event needs (identities.scim: the SCIM user as written). */
+export interface MemberUser {
+  readonly id: string;
+  readonly scim: Record<string, unknown>;
+}
+
+/** A named member that cannot be added: unknown in the organization, or present with another `type`. */
+export interface MemberProblem {
+  readonly value: string;
+  readonly type: string | null;
+  readonly kind: "User" | "Group" | null;
+}
+
+/**
+ * Spec 2.3 and DESIGN R1 in one statement for any number of members: each id is looked up among the organization's
+ * identities and groups. Returns the rows that are not plain users (groups and problems); the rest are users.
+ */
+export async function classifyMembers(
+  db: Executor,
+  orgId: string,
+  refs: readonly MemberRef[],
+): Promise<{ groups: string[]; problems: MemberProblem[] }> {
+  const ids = refs.map((r) => r.value);
+  const types = refs.map((r) => r.type ?? null);
+  const { rows } = await sql<MemberProblem>`
+    select v.id as value, v.type,
+      case when i.id is not null then 'User' when g.id is not null then 'Group' end as kind
+    from unnest(${ids}::uuid[], ${types}::text[]) as v(id, type)
+    left join identities i on i.organization_id = ${orgId} and i.id = v.id
+    left join directory_groups g on g.organization_id = ${orgId} and g.id = v.id
+    where i.id is null or (v.type is not null and v.type <> 'User')
+  `.execute(db);
+  const groups: string[] = [];
+  const problems: MemberProblem[] = [];
+  for (const row of rows) {
+    if (row.kind === null || (row.type !== null && row.type !== row.kind)) problems.push(row);
+    else groups.push(row.value);
+  }
+  return { groups, problems };
+}
+
+/** Whether making `memberGroupIds` members of `parentId` closes a cycle: one recursive walk down from them. */
+export async function wouldCycle(
+  db: Executor,
+  orgId: string,
+  parentId: string,
+  memberGroupIds: readonly string[],
+): Promise<boolean> {
+  const { rows } = await sql<{ cycle: boolean }>`
+    with recursive reach(id) as (
+      select unnest(${memberGroupIds}::uuid[])
+      union
+      select m.member_group_id from group_group_members m join reach r on m.group_id = r.id
+      where m.organization_id = ${orgId}
+    )
+    select exists (select 1 from reach where id = ${parentId}) as cycle
+  `.execute(db);
+  return rows[0]?.cycle === true;
+}
+
+/**
+ * Serialises nested-group changes of one organization (two concurrent requests could otherwise each add one half of
+ * a cycle). A row lock on the organization, weak enough not to block foreign-key checks (no advisory locks: DESIGN).
+ */
+export async function lockNesting(db: Executor, orgId: string): Promise<void> {
+  await sql`select id from organizations where id = ${orgId} for no key update`.execute(db);
+}
+
+const withScim = (changed: RawBuilder<unknown>): RawBuilder<MemberUser> =>
+  sql<MemberUser>`with changed as (${changed}) select i.id, i.scim from changed join identities i on i.id = changed.identity_id`;
+
+/** Adds the organization's identities among `ids`; existing members are left alone and not returned. */
+export async function addUsers(db: Executor, orgId: string, groupId: string, ids: readonly string[]) {
+  const { rows } = await withScim(sql`
+    insert into group_user_members (group_id, identity_id, organization_id)
+    select ${groupId}, i.id, i.organization_id from identities i
+    where i.organization_id = ${orgId} and i.id = any(${ids}::uuid[])
+    on conflict do nothing
+    returning identity_id`).execute(db);
+  return rows;
+}
+
+/** Removes the listed users (ids that are not members are ignored); `keep` mode removes everyone else instead. */
+export async function removeUsers(
+  db: Executor,
+  orgId: string,
+  groupId: string,
+  ids: readonly string[] | "all",
+  mode: "listed" | "keep" = "listed",
+) {
+  const which =
+    ids === "all"
+      ? sql`true`
+      : mode === "listed"
+        ? sql`identity_id = any(${ids}::uuid[])`
+        : sql`identity_id <> all(${ids}::uuid[])`;
+  const { rows } = await withScim(sql`
+    delete from group_user_members
+    where organization_id = ${orgId} and group_id = ${groupId} and ${which}
+    returning identity_id`).execute(db);
+  return rows;
+}
+
+export async function addGroups(db: Executor, orgId: string, groupId: string, ids: readonly string[]) {
+  const { rows } = await sql<{ id: string }>`
+    insert into group_group_members (group_id, member_group_id, organization_id)
+    select ${groupId}, g.id, g.organization_id from directory_groups g
+    where g.organization_id = ${orgId} and g.id = any(${ids}::uuid[])
+    on conflict do nothing
+    returning member_group_id as id`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+export async function removeGroups(
+  db: Executor,
+  orgId: string,
+  groupId: string,
+  ids: readonly string[] | "all",
+  mode: "listed" | "keep" = "listed",
+) {
+  const which =
+    ids === "all"
+      ? sql`true`
+      : mode === "listed"
+        ? sql`member_group_id = any(${ids}::uuid[])`
+        : sql`member_group_id <> all(${ids}::uuid[])`;
+  const { rows } = await sql<{ id: string }>`
+    delete from group_group_members
+    where organization_id = ${orgId} and group_id = ${groupId} and ${which}
+    returning member_group_id as id`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The members of each group as JSON text built by PostgreSQL (spec 2.3 rule 2: display resolved at read time),
+ * one statement for any number of groups and members; groups without members are absent from the map. Only the
+ * projected sub-attributes are built. The text is spliced into the response, so no member becomes a JS object.
+ */
+export async function membersJson(
+  db: Executor,
+  orgId: string,
+  groupIds: readonly string[],
+  fields: MemberFields,
+  baseUrl: string,
+): Promise<Map<string, string>> {
+  const parts: RawBuilder<unknown>[] = [];
+  if (fields.value) parts.push(sql`'value', m.value`);
+  if (fields.display) parts.push(sql`'display', m.display`);
+  if (fields.type) parts.push(sql`'type', m.type`);
+  if (fields.ref) parts.push(sql`'$ref', ${baseUrl} || m.endpoint || m.value`);
+  const { rows } = await sql<{ group_id: string; members: string }>`
+    select m.group_id, json_agg(json_build_object(${sql.join(parts)}) order by m.value)::text as members
+    from (
+      select u.group_id, u.identity_id as value, i.user_name as display, 'User' as type, '/Users/' as endpoint
+      from group_user_members u join identities i on i.id = u.identity_id
+      where u.organization_id = ${orgId} and u.group_id = any(${groupIds}::uuid[])
+      union all
+      select gg.group_id, gg.member_group_id, g.display_name, 'Group', '/Groups/'
+      from group_group_members gg join directory_groups g on g.id = gg.member_group_id
+      where gg.organization_id = ${orgId} and gg.group_id = any(${groupIds}::uuid[])
+    ) m
+    group by m.group_id
+  `.execute(db);
+  return new Map(rows.map((r) => [r.group_id, r.members]));
+}

@@ -1,0 +1,128 @@
+import type { Transaction } from "kysely";
+import type { Database } from "../../storage/schema.js";
+import { GroupError } from "./errors.js";
+import {
+  addGroups,
+  addUsers,
+  classifyMembers,
+  lockNesting,
+  type MemberProblem,
+  type MemberUser,
+  removeGroups,
+  removeUsers,
+  wouldCycle,
+} from "./membership-repo.js";
+import type { MemberRef, MembershipChange } from "./types.js";
+
+/** The net effect of a request's membership changes: a member removed and re-added in one request is no change. */
+export class MembershipEffect {
+  readonly addedUsers = new Map<string, MemberUser>();
+  readonly removedUsers = new Map<string, MemberUser>();
+  readonly #addedGroups = new Set<string>();
+  readonly #removedGroups = new Set<string>();
+
+  get groupsChanged(): boolean {
+    return this.#addedGroups.size > 0 || this.#removedGroups.size > 0;
+  }
+
+  get changed(): boolean {
+    return this.groupsChanged || this.addedUsers.size > 0 || this.removedUsers.size > 0;
+  }
+
+  users(added: readonly MemberUser[], removed: readonly MemberUser[]): void {
+    for (const user of removed) {
+      if (!this.addedUsers.delete(user.id)) this.removedUsers.set(user.id, user);
+    }
+    for (const user of added) {
+      if (!this.removedUsers.delete(user.id)) this.addedUsers.set(user.id, user);
+    }
+  }
+
+  groups(added: readonly string[], removed: readonly string[]): void {
+    for (const id of removed) if (!this.#addedGroups.delete(id)) this.#removedGroups.add(id);
+    for (const id of added) if (!this.#removedGroups.delete(id)) this.#addedGroups.add(id);
+  }
+}
+
+const describe = (p: MemberProblem): string =>
+  p.kind === null
+    ? `member ${p.value} does not exist in this organization`
+    : `member ${p.value} is a ${p.kind}, not a ${p.type ?? "member"}`;
+
+/**
+ * Applies membership changes in request order with set-based SQL: one classification statement for every member the
+ * request names, then one statement per change and member kind, whatever the number of members (issue 4 point 6).
+ */
+export async function applyMembership(
+  trx: Transaction<Database>,
+  orgId: string,
+  groupId: string,
+  changes: readonly MembershipChange[],
+): Promise<MembershipEffect> {
+  const effect = new MembershipEffect();
+  const named = changes.flatMap((c) => (c.kind === "add" || c.kind === "replace" ? c.members : []));
+  const groupIds = new Set<string>();
+  if (named.length > 0) {
+    const { groups, problems } = await classifyMembers(trx, orgId, unique(named));
+    const [problem] = problems;
+    if (problem !== undefined) throw new GroupError("invalidMember", describe(problem));
+    for (const id of groups) groupIds.add(id);
+  }
+  if (groupIds.has(groupId)) throw new GroupError("cycle", "a group cannot be a member of itself");
+  if (groupIds.size > 0) await lockNesting(trx, orgId);
+
+  const split = (members: readonly MemberRef[]) => ({
+    users: members.filter((m) => !groupIds.has(m.value)).map((m) => m.value),
+    groups: members.filter((m) => groupIds.has(m.value)).map((m) => m.value),
+  });
+  const nest = async (ids: readonly string[]): Promise<void> => {
+    if (ids.length > 0 && (await wouldCycle(trx, orgId, groupId, ids))) {
+      throw new GroupError("cycle", "adding these groups as members would create a membership cycle");
+    }
+  };
+
+  for (const change of changes) {
+    switch (change.kind) {
+      case "add": {
+        const { users, groups } = split(change.members);
+        if (users.length > 0) effect.users(await addUsers(trx, orgId, groupId, users), []);
+        if (groups.length > 0) {
+          await nest(groups);
+          effect.groups(await addGroups(trx, orgId, groupId, groups), []);
+        }
+        break;
+      }
+      case "remove":
+        if (change.values.length === 0) break;
+        effect.users([], await removeUsers(trx, orgId, groupId, change.values));
+        effect.groups([], await removeGroups(trx, orgId, groupId, change.values));
+        break;
+      case "removeAll":
+        effect.users([], await removeUsers(trx, orgId, groupId, "all"));
+        effect.groups([], await removeGroups(trx, orgId, groupId, "all"));
+        break;
+      case "replace": {
+        // RFC 7644 §3.5.2.3: the new list replaces the old one; the difference is computed in SQL.
+        const { users, groups } = split(change.members);
+        effect.users([], await removeUsers(trx, orgId, groupId, users, "keep"));
+        effect.groups([], await removeGroups(trx, orgId, groupId, groups, "keep"));
+        if (users.length > 0) effect.users(await addUsers(trx, orgId, groupId, users), []);
+        if (groups.length > 0) {
+          await nest(groups);
+          effect.groups(await addGroups(trx, orgId, groupId, groups), []);
+        }
+        break;
+      }
+    }
+  }
+  return effect;
+}
+
+const unique = (refs: readonly MemberRef[]): MemberRef[] => {
+  const byId = new Map<string, MemberRef>();
+  for (const ref of refs) {
+    const seen = byId.get(ref.value);
+    if (seen === undefined || (seen.type === undefined && ref.type !== undefined)) byId.set(ref.value, ref);
+  }
+  return [...byId.values()];
+};

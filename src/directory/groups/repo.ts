@@ -1,0 +1,150 @@
+import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
+import { isUniqueViolation } from "../../storage/errors.js";
+import type { Database, DirectoryGroupsTable } from "../../storage/schema.js";
+import { GroupError } from "./errors.js";
+import type { Group, GroupFilter, GroupPage } from "./types.js";
+
+/** The pool or a transaction: repository functions run wherever the service runs them. */
+export type Executor = Kysely<Database>;
+
+const EXTERNAL_ID_KEY = "directory_groups_org_external_id_key";
+
+const toGroup = (row: Selectable<DirectoryGroupsTable>): Group => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  displayName: row.display_name,
+  externalId: row.external_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Spec 7: a duplicate externalId within the organization is 409 uniqueness (case-sensitive: a plain unique index). */
+const translateUnique = (e: unknown, externalId: string | null): never => {
+  if (isUniqueViolation(e, EXTERNAL_ID_KEY)) {
+    throw new GroupError("externalIdTaken", `a group with externalId ${JSON.stringify(externalId)} already exists`);
+  }
+  throw e;
+};
+
+/** `lock` takes the row for update, so concurrent changes of one group apply one after the other. */
+export async function findGroup(db: Executor, orgId: string, id: string, lock = false): Promise<Group | undefined> {
+  let query = db.selectFrom("directory_groups").selectAll().where("organization_id", "=", orgId).where("id", "=", id);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row === undefined ? undefined : toGroup(row);
+}
+
+export async function insertGroup(
+  db: Executor,
+  orgId: string,
+  row: { id: string; displayName: string; externalId: string | null; now: Date },
+): Promise<Group> {
+  try {
+    const inserted = await db
+      .insertInto("directory_groups")
+      .values({
+        id: row.id,
+        organization_id: orgId,
+        display_name: row.displayName,
+        external_id: row.externalId,
+        created_at: row.now,
+        updated_at: row.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toGroup(inserted);
+  } catch (e) {
+    return translateUnique(e, row.externalId);
+  }
+}
+
+export async function updateGroup(
+  db: Executor,
+  orgId: string,
+  id: string,
+  row: { displayName: string; externalId: string | null; now: Date },
+): Promise<Group> {
+  try {
+    const updated = await db
+      .updateTable("directory_groups")
+      .set({ display_name: row.displayName, external_id: row.externalId, updated_at: row.now })
+      .where("organization_id", "=", orgId)
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toGroup(updated);
+  } catch (e) {
+    return translateUnique(e, row.externalId);
+  }
+}
+
+/** Deletes the group; its memberships (both ways) go with it by FK cascade. */
+export async function deleteGroup(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
+  const row = await db
+    .deleteFrom("directory_groups")
+    .where("organization_id", "=", orgId)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? undefined : toGroup(row);
+}
+
+/** The groups that contain `id` directly, marked modified now: they lose a member when `id` is deleted. */
+export async function touchParentsOf(db: Executor, orgId: string, id: string, now: Date): Promise<Group[]> {
+  const rows = await db
+    .updateTable("directory_groups")
+    .set({ updated_at: now })
+    .where("organization_id", "=", orgId)
+    .where("id", "in", (eb) =>
+      eb
+        .selectFrom("group_group_members")
+        .select("group_id")
+        .where("organization_id", "=", orgId)
+        .where("member_group_id", "=", id),
+    )
+    .returningAll()
+    .execute();
+  return rows.map(toGroup);
+}
+
+type GroupSelect = SelectQueryBuilder<Database, "directory_groups", Selectable<DirectoryGroupsTable>>;
+
+/** Spec 4.7: displayName matches case-insensitively (index on lower(display_name)); externalId exactly. */
+function filtered(db: Executor, orgId: string, filter: GroupFilter | undefined): GroupSelect {
+  const base = db.selectFrom("directory_groups").selectAll().where("organization_id", "=", orgId);
+  if (filter === undefined) return base;
+  if (filter.attribute === "externalId") return base.where("external_id", "=", filter.value);
+  return base.where(sql<string>`lower(display_name)`, "=", sql<string>`lower(${filter.value})`);
+}
+
+/**
+ * One page in id order (spec 4.6). Offset pages use OFFSET on the (organization_id, id) index; cursor pages are a
+ * keyset (`id > last`) on the same index, so their cost does not grow with depth.
+ */
+export function pageQuery(db: Executor, orgId: string, filter: GroupFilter | undefined, page: GroupPage): GroupSelect {
+  const query = filtered(db, orgId, filter).orderBy("id").limit(page.limit);
+  if (page.kind === "offset") return query.offset(page.offset);
+  return page.afterId === undefined ? query : query.where("id", ">", page.afterId);
+}
+
+export function countQuery(db: Executor, orgId: string, filter: GroupFilter | undefined) {
+  return filtered(db, orgId, filter)
+    .clearSelect()
+    .select((eb) => eb.fn.countAll<number>().as("total"));
+}
+
+export async function listGroups(
+  db: Executor,
+  orgId: string,
+  filter: GroupFilter | undefined,
+  page: GroupPage,
+): Promise<{ rows: Group[]; total?: number }> {
+  if (page.kind === "cursor") {
+    return { rows: (await pageQuery(db, orgId, filter, page).execute()).map(toGroup) };
+  }
+  const [rows, count] = await Promise.all([
+    page.limit === 0 ? Promise.resolve([]) : pageQuery(db, orgId, filter, page).execute(),
+    countQuery(db, orgId, filter).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows.map(toGroup), total: Number(count.total) };
+}

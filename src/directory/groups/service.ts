@@ -1,0 +1,110 @@
+import type { Transaction } from "kysely";
+import type { Clock } from "../../platform/clock.js";
+import { uuidv7 } from "../../platform/ids.js";
+import type { Db } from "../../storage/database.js";
+import type { Database } from "../../storage/schema.js";
+import type { DirectoryEvent, EventSink } from "../events.js";
+import type { ScimClient } from "../scim-clients/service.js";
+import { groupEvent, membershipEvents } from "./events.js";
+import { membersJson } from "./membership-repo.js";
+import { applyMembership } from "./memberships.js";
+import { deleteGroup, findGroup, insertGroup, listGroups, touchParentsOf, updateGroup } from "./repo.js";
+import type { Group, GroupFilter, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
+
+/**
+ * Groups and memberships (spec 2.3, 4.3, 4.5.6). Every method takes the organization first and touches nothing
+ * outside it; every change runs in one transaction that also records its events (DESIGN.md "Webhooks"), and a
+ * request that changes nothing writes nothing and records nothing (IDP-QUIRKS R6).
+ */
+export class GroupService {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #events: EventSink;
+
+  constructor(db: Db, clock: Clock, events: EventSink) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#events = events;
+  }
+
+  get(orgId: string, id: string): Promise<Group | undefined> {
+    return findGroup(this.#db, orgId, id);
+  }
+
+  list(orgId: string, filter: GroupFilter | undefined, page: GroupPage): Promise<{ rows: Group[]; total?: number }> {
+    return listGroups(this.#db, orgId, filter, page);
+  }
+
+  /** Member lists as JSON text, one statement for all the given groups (see membersJson). */
+  membersJson(orgId: string, groupIds: readonly string[], fields: MemberFields, baseUrl: string) {
+    return membersJson(this.#db, orgId, groupIds, fields, baseUrl);
+  }
+
+  async create(orgId: string, client: ScimClient, input: GroupInput): Promise<Group> {
+    return this.#db.transaction().execute(async (trx) => {
+      const now = this.#clock.now();
+      const group = await insertGroup(trx, orgId, {
+        id: uuidv7(now.getTime()),
+        displayName: input.displayName,
+        externalId: input.externalId,
+        now,
+      });
+      const effect = await applyMembership(trx, orgId, group.id, [{ kind: "add", members: input.members }]);
+      await this.#record(trx, client, [groupEvent("group.created", group), ...membershipEvents(group, effect)]);
+      return group;
+    });
+  }
+
+  /** RFC 7644 §3.5.1: PUT replaces displayName, externalId and the whole member list. */
+  replace(orgId: string, client: ScimClient, id: string, input: GroupInput): Promise<Group | undefined> {
+    return this.patch(orgId, client, id, () => ({
+      displayName: input.displayName,
+      externalId: input.externalId,
+      membership: [{ kind: "replace", members: input.members }],
+    }));
+  }
+
+  /**
+   * Reads and locks the group, asks `plan` what to change (the SCIM PATCH engine runs there, on the locked state),
+   * then applies it. `plan` may throw to refuse the request; nothing is written then.
+   */
+  async patch(
+    orgId: string,
+    client: ScimClient,
+    id: string,
+    plan: (current: Group) => GroupPatch,
+  ): Promise<Group | undefined> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await findGroup(trx, orgId, id, true);
+      if (current === undefined) return undefined;
+      const change = plan(current);
+      const effect = await applyMembership(trx, orgId, id, change.membership);
+      const renamed = change.displayName !== current.displayName || change.externalId !== current.externalId;
+      if (!renamed && !effect.changed) return current;
+
+      const group = await updateGroup(trx, orgId, id, { ...change, now: this.#clock.now() });
+      const updated = renamed || effect.groupsChanged ? [groupEvent("group.updated", group)] : [];
+      await this.#record(trx, client, [...updated, ...membershipEvents(group, effect)]);
+      return group;
+    });
+  }
+
+  /** Spec 4.3: 204; its memberships go with it, and the groups that contained it are updated. */
+  async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await findGroup(trx, orgId, id, true);
+      if (current === undefined) return false;
+      const parents = await touchParentsOf(trx, orgId, id, this.#clock.now());
+      await deleteGroup(trx, orgId, id);
+      await this.#record(trx, client, [
+        groupEvent("group.deleted", current),
+        ...parents.map((p) => groupEvent("group.updated", p)),
+      ]);
+      return true;
+    });
+  }
+
+  async #record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void> {
+    if (events.length > 0) await this.#events.record(trx, client, events);
+  }
+}

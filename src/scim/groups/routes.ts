@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { GroupError } from "../../directory/groups/errors.js";
+import { GroupService } from "../../directory/groups/service.js";
+import type { Group, GroupFilter } from "../../directory/groups/types.js";
+import { isUuid } from "../../platform/ids.js";
+import { badRequest, ScimError } from "../errors.js";
+import type { ScimDeps } from "../index.js";
+import { applyPatch } from "../patch/apply.js";
+import { refuseOtherMethods } from "../plugin.js";
+import type { EqFilter } from "../query/filter.js";
+import { listResponse, pageRequestOf } from "../query/list-page.js";
+import { parseListQuery, parseProjection } from "../query/list-query.js";
+import type { Projection } from "../query/projection.js";
+import { stringifyWithRaw } from "../raw-json.js";
+import { groupLocation, memberFieldsOf, patchableGroup, renderGroup } from "./serialize.js";
+import { groupPatchOf, parseGroupBody } from "./validate.js";
+
+/** Spec 7: the domain's refusals as SCIM errors. */
+const translate = async <T>(run: () => Promise<T>): Promise<T> => {
+  try {
+    return await run();
+  } catch (e) {
+    if (!(e instanceof GroupError)) throw e;
+    if (e.reason === "externalIdTaken") throw new ScimError(409, "uniqueness", e.message);
+    throw badRequest("invalidValue", `members: ${e.message}`);
+  }
+};
+
+const notFound = (id: string): ScimError => new ScimError(404, undefined, `Group ${id} not found`);
+
+const groupFilterOf = (filter: EqFilter | undefined): GroupFilter | undefined => {
+  if (filter === undefined) return undefined;
+  if (filter.attribute === "displayName" || filter.attribute === "externalId") {
+    return { attribute: filter.attribute, value: filter.value };
+  }
+  throw new ScimError(400, "invalidFilter", `${filter.attribute} is not a filterable Group attribute`);
+};
+
+/** Spec 4.3: /Groups and /Groups/{id}; every resource response honours attributes/excludedAttributes (DESIGN). */
+export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): void {
+  const groups = new GroupService(deps.db, deps.clock, deps.eventSink);
+  const baseUrlOf = (req: FastifyRequest) =>
+    `${deps.publicUrl()}/scim/${encodeURIComponent(req.scimClient.clientId)}/v2`;
+  const orgOf = (req: FastifyRequest) => req.scimClient.organizationId;
+
+  /** Renders groups with their members read in one statement (or not at all when the projection omits them). */
+  const render = async (req: FastifyRequest, rows: readonly Group[], projection: Projection, known?: string) => {
+    const baseUrl = baseUrlOf(req);
+    const fields = memberFieldsOf(projection);
+    const texts =
+      fields === undefined || known !== undefined || rows.length === 0
+        ? new Map<string, string>()
+        : await groups.membersJson(
+            orgOf(req),
+            rows.map((g) => g.id),
+            fields,
+            baseUrl,
+          );
+    const members = (id: string) => (fields === undefined ? undefined : (known ?? texts.get(id) ?? "[]"));
+    return rows.map((g) => renderGroup(g, baseUrl, projection, members(g.id)));
+  };
+
+  const sendGroup = async (req: FastifyRequest, reply: FastifyReply, group: Group, status = 200, known?: string) => {
+    const [body] = await render(req, [group], parseProjection(req.query as Record<string, unknown>), known);
+    return reply.code(status).send(stringifyWithRaw(body));
+  };
+
+  const idOf = (req: FastifyRequest): string => {
+    const { id } = req.params as { id: string };
+    if (!isUuid(id)) throw notFound(id);
+    return id.toLowerCase();
+  };
+
+  scope.get("/Groups", async (req, reply) => {
+    const query = parseListQuery("Group", req.query as Record<string, unknown>);
+    const { request, context } = pageRequestOf("Group", req.scimClient.clientId, query, deps.cursors);
+    const page = await groups.list(orgOf(req), groupFilterOf(query.filter), request);
+    const shown = page.rows.slice(0, query.page.count);
+    const projection = { attributes: query.attributes, excludedAttributes: query.excludedAttributes };
+    const rendered = await render(req, shown, projection);
+    const byId = new Map(shown.map((g, i) => [g.id, rendered[i]]));
+    const body = listResponse(query, page, (g) => byId.get(g.id), deps.cursors, context);
+    return reply.send(stringifyWithRaw(body));
+  });
+
+  scope.post("/Groups", async (req, reply) => {
+    const input = parseGroupBody(req.body);
+    const group = await translate(() => groups.create(orgOf(req), req.scimClient, input));
+    reply.header("location", groupLocation(baseUrlOf(req), group.id));
+    // A group created without members has none to read back.
+    return sendGroup(req, reply, group, 201, input.members.length === 0 ? "[]" : undefined);
+  });
+
+  scope.get("/Groups/:id", async (req, reply) => {
+    const id = idOf(req);
+    const group = await groups.get(orgOf(req), id);
+    if (group === undefined) throw notFound(id);
+    return sendGroup(req, reply, group);
+  });
+
+  scope.put("/Groups/:id", async (req, reply) => {
+    const id = idOf(req);
+    const input = parseGroupBody(req.body);
+    const group = await translate(() => groups.replace(orgOf(req), req.scimClient, id, input));
+    if (group === undefined) throw notFound(id);
+    return sendGroup(req, reply, group);
+  });
+
+  scope.patch("/Groups/:id", async (req, reply) => {
+    const id = idOf(req);
+    const group = await translate(() =>
+      groups.patch(orgOf(req), req.scimClient, id, (current) => {
+        const result = applyPatch("Group", patchableGroup(current), req.body);
+        return groupPatchOf(result.resource, result.members);
+      }),
+    );
+    if (group === undefined) throw notFound(id);
+    return sendGroup(req, reply, group);
+  });
+
+  scope.delete("/Groups/:id", async (req, reply) => {
+    const id = idOf(req);
+    const deleted = await groups.delete(orgOf(req), req.scimClient, id);
+    if (!deleted) throw notFound(id);
+    return reply.code(204).send();
+  });
+
+  refuseOtherMethods(scope, "/Groups", ["GET", "POST"]);
+  refuseOtherMethods(scope, "/Groups/:id", ["GET", "PUT", "PATCH", "DELETE"]);
+}

@@ -1,0 +1,63 @@
+import type { Group, MemberFields } from "../../directory/groups/types.js";
+import type { ScimObject } from "../patch/types.js";
+import { type Projection, project } from "../query/projection.js";
+import { RawJson } from "../raw-json.js";
+import { GROUP_SCHEMA } from "../schema/registry.js";
+
+/** Spec 2.3: the group's own attributes and meta; `members` is a placeholder the caller fills with RawJson. */
+const groupObject = (group: Group, baseUrl: string): Record<string, unknown> => ({
+  schemas: [GROUP_SCHEMA],
+  id: group.id,
+  ...(group.externalId === null ? {} : { externalId: group.externalId }),
+  displayName: group.displayName,
+  members: [],
+  meta: {
+    resourceType: "Group",
+    created: group.createdAt.toISOString(),
+    lastModified: group.updatedAt.toISOString(),
+    location: groupLocation(baseUrl, group.id),
+  },
+});
+
+export const groupLocation = (baseUrl: string, id: string): string => `${baseUrl}/Groups/${id}`;
+
+const SAMPLE_MEMBER = { value: "", display: "", type: "", $ref: "" };
+
+/**
+ * Which member sub-attributes the projection returns, or undefined when it returns no members at all — then the
+ * member rows are not read (issue 4 point 5: Entra's `excludedAttributes=members`, `attributes=displayName`).
+ */
+export function memberFieldsOf(projection: Projection): MemberFields | undefined {
+  const sample = project("Group", { id: "", schemas: [], members: [SAMPLE_MEMBER] }, projection);
+  const members = sample.members;
+  if (!Array.isArray(members)) return undefined;
+  const kept: unknown = members[0] ?? {};
+  const has = (name: string) => typeof kept === "object" && kept !== null && name in kept;
+  return { value: has("value"), display: has("display"), type: has("type"), ref: has("$ref") };
+}
+
+/**
+ * The Group resource under a projection (RFC 7644 §3.9). `members` is the JSON text of the member list built by
+ * PostgreSQL ("[]" for none), or undefined when the projection leaves members out.
+ */
+export function renderGroup(
+  group: Group,
+  baseUrl: string,
+  projection: Projection,
+  members: string | undefined,
+): Record<string, unknown> {
+  const projected = project("Group", groupObject(group, baseUrl), projection);
+  if ("members" in projected) {
+    if (members === undefined) delete projected.members;
+    else projected.members = new RawJson(members);
+  }
+  return projected;
+}
+
+/** The group as the PATCH engine sees it: attributes without members (they change through MemberOps). */
+export const patchableGroup = (group: Group): ScimObject => ({
+  schemas: [GROUP_SCHEMA],
+  id: group.id,
+  ...(group.externalId === null ? {} : { externalId: group.externalId }),
+  displayName: group.displayName,
+});

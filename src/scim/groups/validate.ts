@@ -1,0 +1,87 @@
+import type { GroupInput, GroupPatch, MembershipChange } from "../../directory/groups/types.js";
+import { badRequest } from "../errors.js";
+import { findKey, isObject } from "../patch/json.js";
+import { memberRefs } from "../patch/members.js";
+import type { MemberOp, ScimObject } from "../patch/types.js";
+import { GROUP_SCHEMA } from "../schema/registry.js";
+
+/** IDP-QUIRKS Entra 11: Entra adds this URN to every group it creates; it carries no attributes we keep. */
+export const ENTRA_GROUP_SCHEMA = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group";
+
+const TOLERATED_SCHEMAS = new Set([GROUP_SCHEMA.toLowerCase(), ENTRA_GROUP_SCHEMA.toLowerCase()]);
+
+const get = (body: Record<string, unknown>, name: string): unknown => {
+  const key = findKey(body as ScimObject, name);
+  return key === undefined ? undefined : body[key];
+};
+
+/** PostgreSQL text cannot hold NUL; refusing it here keeps a bad string a 400 rather than a 500. */
+const storable = (name: string, value: string): string => {
+  if (value.includes("\u0000")) throw badRequest("invalidValue", `${name} must not contain NUL characters`);
+  return value;
+};
+
+/** Spec 2.3: displayName is required (a missing required attribute is invalidSyntax, spec 7). */
+export const displayNameOf = (raw: unknown): string => {
+  if (raw === undefined || raw === null) throw badRequest("invalidSyntax", "displayName is required");
+  if (typeof raw !== "string" || raw.trim() === "") {
+    throw badRequest("invalidValue", "displayName must be a non-empty string");
+  }
+  return storable("displayName", raw);
+};
+
+/** externalId is optional; null and "" leave it unassigned (RFC 7644 §3.5.2). */
+export const externalIdOf = (raw: unknown): string | null => {
+  if (raw === undefined || raw === null || raw === "") return null;
+  if (typeof raw !== "string") throw badRequest("invalidValue", "externalId must be a string");
+  return storable("externalId", raw);
+};
+
+/** RFC 7643 §3: the resource's schemas; unknown URNs (as schemas or as extension keys) are refused. */
+const checkSchemas = (body: Record<string, unknown>): void => {
+  const schemas = get(body, "schemas");
+  if (schemas !== undefined) {
+    if (!Array.isArray(schemas) || !schemas.every((s) => typeof s === "string")) {
+      throw badRequest("invalidSyntax", "schemas must be an array of schema URNs");
+    }
+    const unknown = schemas.find((s: string) => !TOLERATED_SCHEMAS.has(s.toLowerCase()));
+    if (unknown !== undefined) throw badRequest("invalidSyntax", `unsupported schema ${unknown} for a Group`);
+    if (!schemas.some((s: string) => s.toLowerCase() === GROUP_SCHEMA.toLowerCase())) {
+      throw badRequest("invalidSyntax", `schemas must contain ${GROUP_SCHEMA}`);
+    }
+  }
+  for (const key of Object.keys(body)) {
+    if (/^urn:|^https?:\/\//i.test(key) && !TOLERATED_SCHEMAS.has(key.toLowerCase())) {
+      throw badRequest("invalidSyntax", `unsupported schema ${key} for a Group`);
+    }
+  }
+};
+
+/**
+ * The body of POST and PUT /Groups (spec 2.3, 4.3). Read-only `id` and `meta` are ignored (Okta's PUT sends them;
+ * spec 4.5.5), as are members' `display` and `$ref`; member values and types are checked by the PATCH engine's
+ * member parser so both paths agree.
+ */
+export function parseGroupBody(body: unknown): GroupInput {
+  if (!isObject(body)) throw badRequest("invalidSyntax", "the request body must be a Group resource (a JSON object)");
+  checkSchemas(body);
+  const members = get(body, "members");
+  if (members !== undefined && members !== null && !Array.isArray(members)) {
+    throw badRequest("invalidSyntax", "members must be an array");
+  }
+  return {
+    displayName: displayNameOf(get(body, "displayName")),
+    externalId: externalIdOf(get(body, "externalId")),
+    members: memberRefs(members),
+  };
+}
+
+/** The patched group (applyPatch output, members excluded) as the domain's change. */
+export function groupPatchOf(resource: ScimObject, members: readonly MemberOp[] | undefined): GroupPatch {
+  const membership: readonly MembershipChange[] = members ?? [];
+  return {
+    displayName: displayNameOf(resource.displayName),
+    externalId: externalIdOf(resource.externalId),
+    membership,
+  };
+}

@@ -1,0 +1,44 @@
+import type { LightMyRequestResponse } from "fastify";
+import type { TestApp } from "./app.js";
+import { type SeededClient, scim } from "./seed.js";
+
+export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
+export const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+
+export interface ScimMember {
+  value: string;
+  display?: string;
+  type?: string;
+  $ref?: string;
+}
+
+/** POST /Groups; throws unless 201, returns the created resource. */
+export async function createGroup(
+  t: TestApp,
+  c: SeededClient,
+  displayName: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; members?: ScimMember[] } & Record<string, unknown>> {
+  const res = await scim(t, c, "POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName, ...extra });
+  if (res.statusCode !== 201) throw new Error(`group create failed: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+export function patchGroup(
+  t: TestApp,
+  c: SeededClient,
+  id: string,
+  operations: unknown[],
+  query = "",
+): Promise<LightMyRequestResponse> {
+  return scim(t, c, "PATCH", `/Groups/${id}${query}`, { schemas: [PATCH_OP], Operations: operations });
+}
+
+/** The member ids of a group, sorted, read through GET /Groups/{id}. */
+export async function memberIds(t: TestApp, c: SeededClient, id: string): Promise<string[]> {
+  const res = await scim(t, c, "GET", `/Groups/${id}`);
+  if (res.statusCode !== 200) throw new Error(`group read failed: ${res.statusCode} ${res.body}`);
+  return ((res.json().members ?? []) as ScimMember[]).map((m) => m.value).sort();
+}
+
+export const sorted = (ids: readonly string[]): string[] => [...ids].sort();

@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { createGroup, memberIds } from "../helpers/groups.js";
+import { insertIdentity } from "../helpers/identities.js";
+import { type SeededClient, seedClient } from "../helpers/seed.js";
+
+/**
+ * Spec 1: deleting a user deletes the identity, and with it every membership (FK cascade). DELETE /Users is built on
+ * another branch; here the identity row is deleted the way that endpoint does.
+ */
+let t: TestApp;
+let c: SeededClient;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  c = await seedClient(t);
+});
+afterAll(async () => t.close());
+
+describe("user deletion", () => {
+  it("removes the user from every group it was a direct member of, leaving the others", async () => {
+    const gone = await insertIdentity(t.db, c.organizationId, "leaving@example.com");
+    const stays = await insertIdentity(t.db, c.organizationId, "staying@example.com");
+    const a = await createGroup(t, c, "A", { members: [{ value: gone }, { value: stays }] });
+    const b = await createGroup(t, c, "B", { members: [{ value: gone }] });
+    expect(await memberIds(t, c, b.id)).toEqual([gone]);
+
+    await t.db.deleteFrom("identities").where("id", "=", gone).execute();
+
+    expect(await memberIds(t, c, a.id)).toEqual([stays]);
+    expect(await memberIds(t, c, b.id)).toEqual([]);
+  });
+});
