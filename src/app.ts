@@ -3,7 +3,8 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
-import { discardEvents, type EventSink } from "./directory/events.js";
+import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
+import type { EventSink } from "./directory/events.js";
 import { validateMappingSource } from "./directory/mapping/validate.js";
 import { OrganizationService } from "./directory/organizations/service.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
@@ -14,6 +15,7 @@ import { registerScim } from "./scim/index.js";
 import { CursorCodec } from "./scim/query/cursor.js";
 import { MAX_BODY_BYTES } from "./scim/limits.js";
 import { type Db, pendingMigrations } from "./storage/database.js";
+import { createWebhooks, type Webhooks } from "./webhooks/index.js";
 
 export interface AppDeps {
   readonly db: Db;
@@ -25,8 +27,10 @@ export interface AppDeps {
   readonly adminTokenHash: string;
   /** Base of meta.location and scim_base_url; a function because port 0 is known only once listening. */
   readonly publicUrl: () => string;
-  /** Where directory changes are recorded for webhooks; default: nowhere. */
+  /** Where directory changes are recorded for webhooks; default: the webhooks module's outbox sink. */
   readonly eventSink?: EventSink;
+  /** The webhooks module (outbox sink, dispatcher, event log); default: one built from db, clock and secrets. */
+  readonly webhooks?: Webhooks;
 }
 
 /** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
@@ -42,10 +46,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(deps.db, deps.clock);
   const scimClients = new ScimClientService(deps.db, deps.clock, box);
-  const eventSink = deps.eventSink ?? discardEvents;
+  const webhooks = deps.webhooks ?? createWebhooks({ db: deps.db, clock: deps.clock, logger: deps.logger, box });
+  const eventSink = deps.eventSink ?? webhooks.sink;
   const cursors = new CursorCodec(deps.secrets, deps.clock);
 
   registerHealth(app, deps.db);
+  // A SCIM write answers after its transaction committed: wake the local dispatcher (other instances poll).
+  app.addHook("onResponse", async (req) => {
+    if (req.method !== "GET" && req.method !== "HEAD" && req.url.startsWith("/scim/")) webhooks.dispatcher.wake();
+  });
 
   await app.register(
     async (scope) => {
@@ -56,6 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         publicUrl: deps.publicUrl,
         validateMapping: validateMappingSource,
       });
+      registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
     },
     { prefix: ADMIN_PREFIX },
   );

@@ -2,12 +2,13 @@ import "dotenv/config";
 import { buildApp } from "./app.js";
 import { ConfigError, describeConfig, loadConfig } from "./config.js";
 import { systemClock } from "./platform/clock.js";
-import { hashSecret } from "./platform/crypto.js";
+import { hashSecret, SecretBox } from "./platform/crypto.js";
 import { randomToken } from "./platform/ids.js";
 import { createLogger, type Logger } from "./platform/logger.js";
 import type { Db } from "./storage/database.js";
 import { openStorage } from "./storage/open.js";
 import { getSetting, putSettingIfAbsent } from "./storage/settings.js";
+import { createWebhooks } from "./webhooks/index.js";
 
 const ADMIN_TOKEN_SETTING = "admin_token_hash";
 
@@ -30,6 +31,14 @@ async function main(): Promise<void> {
   const storage = await openStorage(config, logger);
   const admin = await adminTokenHash(storage.db, config.adminToken);
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+  const webhooks = createWebhooks({
+    db: storage.db,
+    clock: systemClock,
+    logger,
+    box: new SecretBox(storage.secrets),
+    timeoutMs: config.webhookTimeoutMs,
+    retentionDays: config.webhookLogRetentionDays,
+  });
   const app = await buildApp({
     db: storage.db,
     clock: systemClock,
@@ -37,6 +46,7 @@ async function main(): Promise<void> {
     secrets: storage.secrets,
     adminTokenHash: admin.hash,
     publicUrl: () => publicUrl,
+    webhooks,
   });
 
   let closing = false;
@@ -46,6 +56,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, "shutting down: no new requests, finishing in-flight ones");
     try {
       await app.close();
+      // Stop claiming webhook events; deliveries under way finish and are recorded.
+      await webhooks.dispatcher.stop();
       await storage.close();
       logger.info("stopped");
       process.exit(0);
@@ -62,6 +74,7 @@ async function main(): Promise<void> {
   const port = typeof address === "object" && address !== null ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   if (config.publicUrl === undefined) publicUrl = `http://${host}:${port}`;
+  webhooks.dispatcher.start();
   logger.info({ url: `http://${host}:${port}`, engine: storage.engine, ms: Date.now() - startedAt }, "Roster ready");
   printWelcome(logger, publicUrl, admin.generated);
 }
