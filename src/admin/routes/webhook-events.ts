@@ -57,9 +57,12 @@ export function registerWebhookEventRoutes(scope: FastifyInstance, deps: Webhook
     return { webhook_events: items.map(webhookEventJson), next_page_token };
   });
 
-  /** A new attempt of a logged event, signed anew; answers the attempt (200 even when the delivery failed). */
+  /**
+   * A new attempt of a logged event, signed anew; answers the attempt (200 even when the delivery failed).
+   * find-my-way reads `:eventId::resend` as one parameter name; a regex ends the parameter, `::` is a literal colon.
+   */
   scope.post<{ Params: { clientId: string; eventId: string } }>(
-    "/scimClients/:clientId/webhookEvents/:eventId::resend",
+    "/scimClients/:clientId/webhookEvents/:eventId(^[0-9A-Za-z_-]+)::resend",
     async (req) => {
       const client = await clientOr404(req.params.clientId);
       const eventId = req.params.eventId;
