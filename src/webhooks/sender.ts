@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { Agent, fetch } from "undici";
+import { Agent, request as undiciRequest } from "undici";
 import { SIGNATURE_HEADER, signatureHeader } from "./signing.js";
 
 export interface DeliveryRequest {
@@ -35,7 +35,12 @@ export interface HttpSenderOptions {
 
 export const USER_AGENT = "Roster-Webhooks/1";
 
-/** undici fetch over a keep-alive agent; redirects are not followed (a 3xx is a failed delivery). */
+/**
+ * undici `request` over a keep-alive agent. Like fetch with `redirect: "manual"`, it never follows a redirect: a 3xx
+ * is a failed delivery. Measured on Node 20 (bench/webhook-dispatch.ts), `request` is 3-4x faster than `fetch`, and
+ * an AbortController whose timer is cleared on completion is cheaper than AbortSignal.timeout, whose timers linger
+ * for the whole timeout — thousands of them during a burst.
+ */
 export class HttpWebhookSender implements WebhookSender {
   readonly #timeoutMs: number;
   readonly #agent: Agent;
@@ -49,8 +54,10 @@ export class HttpWebhookSender implements WebhookSender {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const body = request.body;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException("timeout", "TimeoutError")), this.#timeoutMs);
     try {
-      const res = await fetch(request.url, {
+      const res = await undiciRequest(request.url, {
         method: "POST",
         headers: {
           "content-type": "application/json",
@@ -59,16 +66,18 @@ export class HttpWebhookSender implements WebhookSender {
           "user-agent": USER_AGENT,
         },
         body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        signal: abort.signal,
         dispatcher: this.#agent,
       });
       // Drain the answer so the connection goes back to the pool; its content is not kept.
-      await res.arrayBuffer().catch(() => undefined);
-      const success = res.status >= 200 && res.status < 300;
-      return { success, statusCode: res.status, error: success ? null : `HTTP ${res.status}`, durationMs: elapsed() };
+      await res.body.dump();
+      const status = res.statusCode;
+      const success = status >= 200 && status < 300;
+      return { success, statusCode: status, error: success ? null : `HTTP ${status}`, durationMs: elapsed() };
     } catch (e) {
       return { success: false, statusCode: null, error: describeFailure(e, this.#timeoutMs), durationMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -81,6 +90,8 @@ export class HttpWebhookSender implements WebhookSender {
 export function describeFailure(e: unknown, timeoutMs: number): string {
   const err = e instanceof Error ? e : new Error(String(e));
   if (err.name === "TimeoutError" || err.name === "AbortError") return `timeout after ${timeoutMs} ms`;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && code.startsWith("E")) return `connection error: ${code}`;
   const cause = err.cause;
   if (cause instanceof Error) {
     const code = (cause as { code?: unknown }).code;
