@@ -228,3 +228,24 @@ describe("failures are not retried (spec 6.5)", () => {
     expect(res.json().webhook_events[0]).toMatchObject({ success: false, error: expect.stringMatching(/secret/) });
   });
 });
+
+describe("wiring (DESIGN.md runtime shape)", () => {
+  it("a SCIM write wakes the running dispatcher; no poll interval needed", async () => {
+    const slow = await createWebhookTestApp({
+      database: w.database,
+      clock: w.t.clock,
+      webhooks: { pollIntervalMs: 600_000 },
+    });
+    slow.webhooks.dispatcher.start();
+    try {
+      // Without the wake the dispatcher would sleep for the (long) poll interval after its first empty turn.
+      await recordEvents(w.t.db, slow.webhooks, c.clientId, allKinds().slice(0, 1));
+      const res = await slow.t.request({ method: "POST", url: `${c.base}/Bulk`, headers: c.headers, payload: "{}" });
+      expect(res.statusCode).toBe(404);
+      await expect.poll(() => receiver.received.length, { timeout: 5000, interval: 10 }).toBe(1);
+    } finally {
+      await slow.webhooks.dispatcher.stop();
+      await slow.t.close();
+    }
+  });
+});
