@@ -7,9 +7,10 @@ import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
 import { registerApiKeyRoutes } from "./apikeys/routes.js";
 import { ApiKeyService } from "./apikeys/service.js";
 import { registerTestMappingRoute } from "./admin/routes/test-mapping.js";
-import { discardEvents, type EventSink } from "./directory/events.js";
 import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
+import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
+import type { EventSink } from "./directory/events.js";
 import { validateMappingSource } from "./directory/mapping/validate.js";
 import { OrganizationService } from "./directory/organizations/service.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
@@ -20,6 +21,7 @@ import { registerScim } from "./scim/index.js";
 import { CursorCodec } from "./scim/query/cursor.js";
 import { MAX_BODY_BYTES } from "./scim/limits.js";
 import { type Db, pendingMigrations } from "./storage/database.js";
+import { createWebhooks, type Webhooks } from "./webhooks/index.js";
 
 export interface AppDeps {
   readonly db: Db;
@@ -31,8 +33,10 @@ export interface AppDeps {
   readonly adminTokenHash: string;
   /** Base of meta.location and scim_base_url; a function because port 0 is known only once listening. */
   readonly publicUrl: () => string;
-  /** Where directory changes are recorded for webhooks; default: nowhere. */
+  /** Where directory changes are recorded for webhooks; default: the webhooks module's outbox sink. */
   readonly eventSink?: EventSink;
+  /** The webhooks module (outbox sink, dispatcher, event log); default: one built from db, clock and secrets. */
+  readonly webhooks?: Webhooks;
 }
 
 /** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
@@ -48,12 +52,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(deps.db, deps.clock);
   const scimClients = new ScimClientService(deps.db, deps.clock, box);
-  const eventSink = deps.eventSink ?? discardEvents;
+  const webhooks = deps.webhooks ?? createWebhooks({ db: deps.db, clock: deps.clock, logger: deps.logger, box });
+  const eventSink = deps.eventSink ?? webhooks.sink;
   const cursors = new CursorCodec(deps.secrets, deps.clock);
   const mapper = new DataMapper(deps.clock);
   const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper);
 
   registerHealth(app, deps.db);
+  // A SCIM write answers after its transaction committed: wake the local dispatcher (other instances poll).
+  app.addHook("onResponse", async (req) => {
+    if (req.method !== "GET" && req.method !== "HEAD" && req.url.startsWith("/scim/")) webhooks.dispatcher.wake();
+  });
 
   await app.register(
     async (scope) => {
@@ -67,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerApiKeyRoutes(scope, { apiKeys: new ApiKeyService(deps.db, deps.clock), clock: deps.clock });
       registerIdentityRoutes(scope, identities);
       registerTestMappingRoute(scope, { scimClients, mapper, validateMapping: validateMappingSource });
+      registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
     },
     { prefix: ADMIN_PREFIX },
   );

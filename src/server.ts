@@ -2,12 +2,13 @@ import "dotenv/config";
 import { buildApp } from "./app.js";
 import { type Config, ConfigError, describeConfig, loadConfig } from "./config.js";
 import { systemClock } from "./platform/clock.js";
-import { hashSecret, verifySecret } from "./platform/crypto.js";
+import { hashSecret, SecretBox, verifySecret } from "./platform/crypto.js";
 import { randomToken } from "./platform/ids.js";
 import { createLogger, type Logger } from "./platform/logger.js";
 import type { Db } from "./storage/database.js";
 import { openStorage, type Storage } from "./storage/open.js";
 import { getSetting, putSettingIfAbsent } from "./storage/settings.js";
+import { createWebhooks } from "./webhooks/index.js";
 
 const ADMIN_TOKEN_SETTING = "admin_token_hash";
 
@@ -40,6 +41,14 @@ async function main(): Promise<void> {
 async function serve(config: Config, logger: Logger, storage: Storage, startedAt: number): Promise<void> {
   const admin = await adminTokenHash(storage.db, config.adminToken);
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+  const webhooks = createWebhooks({
+    db: storage.db,
+    clock: systemClock,
+    logger,
+    box: new SecretBox(storage.secrets),
+    timeoutMs: config.webhookTimeoutMs,
+    retentionDays: config.webhookLogRetentionDays,
+  });
   const app = await buildApp({
     db: storage.db,
     clock: systemClock,
@@ -47,6 +56,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     secrets: storage.secrets,
     adminTokenHash: admin.hash,
     publicUrl: () => publicUrl,
+    webhooks,
   });
 
   let closing = false;
@@ -56,6 +66,8 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     logger.info({ signal }, "shutting down: no new requests, finishing in-flight ones");
     try {
       await app.close();
+      // Stop claiming webhook events; deliveries under way finish and are recorded.
+      await webhooks.dispatcher.stop();
       await storage.close();
       logger.info("stopped");
       process.exit(0);
@@ -73,6 +85,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
   const port = typeof address === "object" && address !== null ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   if (config.publicUrl === undefined) publicUrl = `http://${host}:${port}`;
+  webhooks.dispatcher.start();
   logger.info({ url: `http://${host}:${port}`, engine: storage.engine, ms: Date.now() - startedAt }, "Roster ready");
   printWelcome(logger, publicUrl, admin.generated);
 }

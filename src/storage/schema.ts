@@ -13,6 +13,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   api_key_secrets: ApiKeySecretsTable;
   api_key_rate_counters: ApiKeyRateCountersTable;
+  webhook_outbox: WebhookOutboxTable;
+  webhook_events: WebhookEventsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -120,4 +122,39 @@ export interface ApiKeyRateCountersTable {
   limit_name: string;
   window_start: Date;
   count: number;
+}
+
+/** Pending webhook deliveries (the transactional outbox); a row is deleted once its attempt is recorded. */
+export interface WebhookOutboxTable {
+  seq: Generated<number>;
+  /** The event id: the `webhook-id` header of every delivery of this event. */
+  id: string;
+  client_id: string;
+  organization_id: string;
+  event: string;
+  /** The resource id: events of one key are delivered in commit order. */
+  ordering_key: string;
+  /** The exact JSON body that is signed and sent. */
+  body: string;
+  created_at: Timestamp;
+  claimed_until: Timestamp | null;
+  claim_token: string | null;
+  claims: Generated<number>;
+}
+
+/** The webhook event log: one row per delivery attempt, kept while `log_webhook_events` is on. */
+export interface WebhookEventsTable {
+  id: string;
+  event_id: string;
+  client_id: string;
+  organization_id: string;
+  event: string;
+  /** The body that was sent. */
+  payload: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  success: boolean;
+  resend: Generated<boolean>;
+  attempted_at: Timestamp;
 }

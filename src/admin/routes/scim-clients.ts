@@ -25,6 +25,7 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "mapping",
     "tenant",
     "product",
+    "webhook",
     "webhook.url",
     "webhook.secret",
     "log_webhook_events",
@@ -167,6 +168,13 @@ async function toChanges(
       case "webhook.secret":
         changes.webhookSecret = value === undefined ? null : str(value, path);
         break;
+      case "webhook": {
+        // AIP-161: naming the sub-object replaces it whole; an omitted secret is cleared.
+        const webhook = parseWebhook(value === undefined ? undefined : requireObject(value, path));
+        changes.webhookUrl = webhook?.url ?? null;
+        changes.webhookSecret = webhook?.secret ?? null;
+        break;
+      }
     }
   }
   return changes;
@@ -175,7 +183,8 @@ async function toChanges(
 function parseWebhook(webhook: JsonObject | undefined): { url: string; secret: string | null } | null {
   if (webhook === undefined) return null;
   const url = optionalString(webhook, "url", 2048);
-  const secret = optionalString(webhook, "secret", 1024) ?? null;
+  const given = optionalString(webhook, "secret", 1024);
+  const secret = given === undefined || given === "" ? null : given;
   if (url === undefined || url === "") {
     if (secret !== null) throw invalidArgument("webhook.secret needs a webhook.url");
     return null;

@@ -1,9 +1,11 @@
 import type { Migration } from "kysely";
 import * as foundation from "./0001-foundation.js";
 import * as apiKeys from "./0005-api-keys.js";
+import * as webhooks from "./0004-webhooks.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
   "0001-foundation": foundation,
+  "0004-webhooks": webhooks,
   "0005-api-keys": apiKeys,
 };

@@ -1,0 +1,101 @@
+import type { FastifyInstance } from "fastify";
+import type { DirectoryEventKind } from "../../directory/events.js";
+import type { ScimClientService } from "../../directory/scim-clients/service.js";
+import { isUuid } from "../../platform/ids.js";
+import type { AttemptRecord, EventLog } from "../../webhooks/event-log.js";
+import type { WebhookResender } from "../../webhooks/resend.js";
+import { AdminError, invalidArgument, notFound } from "../errors.js";
+import { first, pageOf, parsePageRequest } from "../paging.js";
+import type { JsonObject } from "../validate.js";
+
+const EVENT_KINDS: readonly DirectoryEventKind[] = [
+  "user.created",
+  "user.updated",
+  "user.deleted",
+  "group.created",
+  "group.updated",
+  "group.deleted",
+  "group.user_added",
+  "group.user_removed",
+];
+
+export interface WebhookEventRouteDeps {
+  readonly scimClients: ScimClientService;
+  readonly eventLog: EventLog;
+  readonly resender: WebhookResender;
+}
+
+/** The webhook event log of a SCIM client (DESIGN.md admin surface; issue 6 point 5). */
+export function registerWebhookEventRoutes(scope: FastifyInstance, deps: WebhookEventRouteDeps): void {
+  const clientOr404 = async (clientId: string) => {
+    const client = await deps.scimClients.get(clientId);
+    if (client === undefined) throw notFound(`SCIM client ${clientId} does not exist`);
+    return client;
+  };
+
+  /** Newest first; `event=<kind>` and `success=true|false` filter; `page_size`/`page_token` page. */
+  scope.get<{ Params: { clientId: string } }>("/scimClients/:clientId/webhookEvents", async (req) => {
+    const query = req.query as Record<string, unknown>;
+    const page = parsePageRequest(query);
+    const event = first(query.event);
+    if (event !== undefined && event !== "" && !(EVENT_KINDS as readonly string[]).includes(event)) {
+      throw invalidArgument(`event must be one of ${EVENT_KINDS.join(", ")}`);
+    }
+    const success = first(query.success);
+    if (success !== undefined && success !== "" && success !== "true" && success !== "false") {
+      throw invalidArgument("success must be true or false");
+    }
+    const client = await clientOr404(req.params.clientId);
+    const rows = await deps.eventLog.list({
+      clientId: client.clientId,
+      event: event === "" ? undefined : event,
+      success: success === undefined || success === "" ? undefined : success === "true",
+      before: page.after === undefined ? undefined : parsePosition(page.after),
+      limit: page.pageSize + 1,
+    });
+    const { items, next_page_token } = pageOf(rows, page.pageSize, (r) => `${r.attempted_at.toISOString()}|${r.id}`);
+    return { webhook_events: items.map(webhookEventJson), next_page_token };
+  });
+
+  /**
+   * A new attempt of a logged event, signed anew; answers the attempt (200 even when the delivery failed).
+   * find-my-way reads `:eventId::resend` as one parameter name; a regex ends the parameter, `::` is a literal colon.
+   */
+  scope.post<{ Params: { clientId: string; eventId: string } }>(
+    "/scimClients/:clientId/webhookEvents/:eventId(^[0-9A-Za-z_-]+)::resend",
+    async (req) => {
+      const client = await clientOr404(req.params.clientId);
+      const eventId = req.params.eventId;
+      if (!isUuid(eventId)) throw notFound(`webhook event ${eventId} does not exist`);
+      const result = await deps.resender.resend(client, eventId.toLowerCase());
+      if (!result.ok) {
+        if (result.reason === "event_not_found") throw notFound(`webhook event ${eventId} does not exist`);
+        throw new AdminError("FAILED_PRECONDITION", "the SCIM client has no webhook URL and secret configured");
+      }
+      return webhookEventJson(result.attempt);
+    },
+  );
+}
+
+function parsePosition(key: string): { attemptedAt: Date; id: string } {
+  const [time, id] = key.split("|");
+  const attemptedAt = new Date(time ?? "");
+  if (Number.isNaN(attemptedAt.getTime()) || !isUuid(id)) throw invalidArgument("page_token is invalid");
+  return { attemptedAt, id };
+}
+
+export function webhookEventJson(r: AttemptRecord): JsonObject {
+  return {
+    id: r.id,
+    event_id: r.event_id,
+    directory_id: r.client_id,
+    event: r.event,
+    success: r.success,
+    status_code: r.status_code,
+    error: r.error,
+    duration_ms: r.duration_ms,
+    resend: r.resend,
+    attempt_time: r.attempted_at.toISOString(),
+    payload: JSON.parse(r.payload) as unknown,
+  };
+}

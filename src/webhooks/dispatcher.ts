@@ -1,0 +1,242 @@
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../platform/clock.js";
+import { attemptId } from "./attempt-id.js";
+import type { Logger } from "../platform/logger.js";
+import type { Db } from "../storage/database.js";
+import type { AttemptRecord, EventLog } from "./event-log.js";
+import { type ClaimedEvent, claimDue, completeClaimed } from "./outbox-repo.js";
+import type { DeliveryResult, WebhookSender } from "./sender.js";
+
+export const DEFAULT_CONCURRENCY = 64;
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** A lease outlives the request timeout by this much before another dispatcher may take the event over. */
+export const LEASE_MARGIN_MS = 30_000;
+/** An event whose deliveries were interrupted this many times (crash loops) is given up, not sent again. */
+export const MAX_CLAIMS = 3;
+export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface DispatcherOptions {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly sender: WebhookSender;
+  readonly eventLog: EventLog;
+  /** Decrypts a sealed webhook secret (SecretBox); only to sign. */
+  readonly openSecret: (sealed: string) => string;
+  /** ROSTER_WEBHOOK_TIMEOUT_MS; the claim lease is this plus LEASE_MARGIN_MS. */
+  readonly timeoutMs: number;
+  /** ROSTER_WEBHOOK_LOG_RETENTION_DAYS. */
+  readonly retentionDays: number;
+  /** Deliveries in flight at once, across resources (one per resource at a time). */
+  readonly concurrency?: number;
+  /** How often an idle dispatcher looks for events committed by other instances. */
+  readonly pollIntervalMs?: number;
+}
+
+interface Completion {
+  readonly event: ClaimedEvent;
+  readonly attempt: AttemptRecord | null;
+  readonly resolve: () => void;
+}
+
+/**
+ * Delivers outbox events (DESIGN.md "Webhooks"): claims due rows (FOR UPDATE SKIP LOCKED), one per resource at a
+ * time and in commit order, sends up to `concurrency` at once, records each attempt, and never retries a failure.
+ *
+ * At-least-once edge: if this process dies after claiming an event and before recording its attempt, the event is
+ * sent again by any dispatcher once the lease (`timeoutMs + LEASE_MARGIN_MS`) expires — with the same `webhook-id`,
+ * so receivers can drop the duplicate.
+ *
+ * `start()` runs a loop woken by `wake()` (after local commits) and by a poll interval (commits of other
+ * instances); `runOnce()` and `drain()` run it by hand for tests and tools, no sleeping involved.
+ */
+export class WebhookDispatcher {
+  readonly #o: DispatcherOptions;
+  readonly #concurrency: number;
+  readonly #pollMs: number;
+  readonly #inFlight = new Set<Promise<void>>();
+  #completions: Completion[] = [];
+  #flushing: Promise<void> | undefined;
+  #loop: Promise<void> | undefined;
+  #stopping = false;
+  #wakeRequested = false;
+  #wakeUp: (() => void) | undefined;
+  #lastPrune = 0;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = options;
+    this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  }
+
+  get running(): boolean {
+    return this.#loop !== undefined && !this.#stopping;
+  }
+
+  start(): void {
+    if (this.#loop !== undefined) return;
+    this.#stopping = false;
+    this.#loop = this.#run();
+  }
+
+  /** Something may be due now (a local commit, a finished delivery). Cheap; a no-op when not started. */
+  wake(): void {
+    this.#wakeRequested = true;
+    this.#wakeUp?.();
+  }
+
+  /** Graceful: stop claiming, let in-flight deliveries finish and their attempts be recorded. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.wake();
+    await this.#loop;
+    await Promise.all(this.#inFlight);
+    await this.#flushing;
+    this.#loop = undefined;
+  }
+
+  /** Claims one batch (up to `concurrency`), delivers it and records the attempts; returns how many it claimed. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.#claim(this.#concurrency);
+    await Promise.all(claimed.map((e) => this.#deliver(e)));
+    return claimed.length;
+  }
+
+  /** runOnce until nothing is claimable (events leased by another dispatcher are left to it). */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (let n = await this.runOnce(); n > 0; n = await this.runOnce()) total += n;
+    return total;
+  }
+
+  /** Deletes event-log entries older than the retention period; returns how many. */
+  async prune(): Promise<number> {
+    const cutoff = new Date(this.#o.clock.now().getTime() - this.#o.retentionDays * DAY_MS);
+    return this.#o.eventLog.pruneBefore(cutoff);
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping) {
+      try {
+        await this.#maybePrune();
+        const free = this.#concurrency - this.#inFlight.size;
+        // Claims are commits: wait for a quarter of the slots to free up rather than claim one row at a time.
+        if (free > 0 && (free >= this.#concurrency / 4 || this.#inFlight.size === 0)) {
+          const claimed = await this.#claim(free);
+          for (const event of claimed) this.#track(this.#deliver(event));
+          if (claimed.length === free) continue;
+        }
+      } catch (e) {
+        this.#o.logger.error({ err: e }, "webhook dispatcher: claiming failed; retrying after the poll interval");
+      }
+      await this.#idle();
+    }
+  }
+
+  #track(delivery: Promise<void>): void {
+    this.#inFlight.add(delivery);
+    void delivery.finally(() => {
+      this.#inFlight.delete(delivery);
+      this.wake();
+    });
+  }
+
+  async #idle(): Promise<void> {
+    if (this.#wakeRequested || this.#stopping) {
+      this.#wakeRequested = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, this.#pollMs);
+      timer.unref();
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.#wakeUp = undefined;
+        resolve();
+      }
+      this.#wakeUp = done;
+    });
+    this.#wakeRequested = false;
+  }
+
+  async #maybePrune(): Promise<void> {
+    const now = this.#o.clock.now().getTime();
+    if (now - this.#lastPrune < PRUNE_INTERVAL_MS) return;
+    this.#lastPrune = now;
+    const pruned = await this.prune();
+    if (pruned > 0) this.#o.logger.info({ pruned }, "webhook event log: pruned entries past retention");
+  }
+
+  #claim(limit: number): Promise<ClaimedEvent[]> {
+    const now = this.#o.clock.now();
+    return claimDue(this.#o.db, {
+      limit,
+      now,
+      leaseUntil: new Date(now.getTime() + this.#o.timeoutMs + LEASE_MARGIN_MS),
+      claimToken: randomBytes(12).toString("base64url"),
+    });
+  }
+
+  async #deliver(event: ClaimedEvent): Promise<void> {
+    const attemptedAt = this.#o.clock.now();
+    const result = await this.#attempt(event, attemptedAt.getTime());
+    if (!result.success) {
+      this.#o.logger.warn(
+        { clientId: event.clientId, eventId: event.id, status: result.statusCode, error: result.error },
+        "webhook delivery failed (not retried)",
+      );
+    }
+    const attempt: AttemptRecord | null = event.logWebhookEvents
+      ? {
+          id: attemptId(attemptedAt.getTime()),
+          event_id: event.id,
+          client_id: event.clientId,
+          organization_id: event.organizationId,
+          event: event.event,
+          payload: event.body,
+          status_code: result.statusCode,
+          error: result.error,
+          duration_ms: result.durationMs,
+          success: result.success,
+          resend: false,
+          attempted_at: attemptedAt,
+        }
+      : null;
+    await new Promise<void>((resolve) => {
+      this.#completions.push({ event, attempt, resolve });
+      this.#flushing ??= this.#flush();
+    });
+  }
+
+  async #attempt(event: ClaimedEvent, timestampMs: number): Promise<DeliveryResult> {
+    const skipped = (error: string): DeliveryResult => ({ success: false, statusCode: null, error, durationMs: 0 });
+    if (event.claims > MAX_CLAIMS) return skipped(`given up: delivery interrupted ${MAX_CLAIMS} times`);
+    if (event.webhookUrl === null) return skipped("no webhook URL configured");
+    if (event.webhookSecretSealed === null) return skipped("no webhook secret configured; not sent unsigned");
+    let secret: string;
+    try {
+      secret = this.#o.openSecret(event.webhookSecretSealed);
+    } catch {
+      return skipped("webhook secret cannot be decrypted with ROSTER_SECRETS");
+    }
+    return this.#o.sender.send({ url: event.webhookUrl, body: event.body, secret, webhookId: event.id, timestampMs });
+  }
+
+  /** Group commit: attempts finished while a write is under way are recorded together by the next one. */
+  async #flush(): Promise<void> {
+    while (this.#completions.length > 0) {
+      const batch = this.#completions;
+      this.#completions = [];
+      try {
+        await completeClaimed(this.#o.db, batch);
+      } catch (e) {
+        // The rows stay claimed and are re-sent after their lease: the at-least-once edge.
+        this.#o.logger.error({ err: e, events: batch.length }, "webhook dispatcher: recording attempts failed");
+      }
+      for (const c of batch) c.resolve();
+    }
+    this.#flushing = undefined;
+  }
+}

@@ -1,0 +1,93 @@
+import { type Selectable, sql } from "kysely";
+import type { Db } from "../storage/database.js";
+import type { WebhookEventsTable } from "../storage/schema.js";
+
+/** One delivery attempt as stored in the event log (spec 6.5, issue 6 point 5). */
+export interface AttemptRecord {
+  readonly id: string;
+  readonly event_id: string;
+  readonly client_id: string;
+  readonly organization_id: string;
+  readonly event: string;
+  readonly payload: string;
+  readonly status_code: number | null;
+  readonly error: string | null;
+  readonly duration_ms: number;
+  readonly success: boolean;
+  readonly resend: boolean;
+  readonly attempted_at: Date;
+}
+
+export type LoggedAttempt = Selectable<WebhookEventsTable>;
+
+export interface EventLogQuery {
+  readonly clientId: string;
+  readonly event?: string | undefined;
+  readonly success?: boolean | undefined;
+  /** Keyset position of newest-first paging: list attempts older than this one. */
+  readonly before?: { readonly attemptedAt: Date; readonly id: string } | undefined;
+  readonly limit: number;
+}
+
+/** Rows deleted per statement by the pruner, so no single delete holds locks for long. */
+const PRUNE_BATCH = 5000;
+
+export class EventLog {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async insert(attempt: AttemptRecord): Promise<void> {
+    await this.#db.insertInto("webhook_events").values(attempt).execute();
+  }
+
+  /** Newest first; served by the (client_id[, event | success], attempted_at desc, id desc) indexes. */
+  async list(q: EventLogQuery): Promise<LoggedAttempt[]> {
+    let query = this.#db
+      .selectFrom("webhook_events")
+      .selectAll()
+      .where("client_id", "=", q.clientId)
+      .orderBy("attempted_at", "desc")
+      .orderBy("id", "desc")
+      .limit(q.limit);
+    if (q.event !== undefined) query = query.where("event", "=", q.event);
+    if (q.success !== undefined) query = query.where("success", "=", q.success);
+    const before = q.before;
+    if (before !== undefined) {
+      query = query.where(sql<boolean>`(attempted_at, id) < (${before.attemptedAt}, ${before.id}::uuid)`);
+    }
+    return query.execute();
+  }
+
+  /** The newest logged attempt of an event of this client. */
+  async latestOf(clientId: string, eventId: string): Promise<LoggedAttempt | undefined> {
+    return this.#db
+      .selectFrom("webhook_events")
+      .selectAll()
+      .where("client_id", "=", clientId)
+      .where("event_id", "=", eventId)
+      .orderBy("attempted_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** Retention (ROSTER_WEBHOOK_LOG_RETENTION_DAYS): deletes attempts older than `cutoff`; returns how many. */
+  async pruneBefore(cutoff: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const r = await this.#db
+        .deleteFrom("webhook_events")
+        .where(
+          "id",
+          "in",
+          this.#db.selectFrom("webhook_events").select("id").where("attempted_at", "<", cutoff).limit(PRUNE_BATCH),
+        )
+        .executeTakeFirst();
+      const n = Number(r.numDeletedRows);
+      total += n;
+      if (n < PRUNE_BATCH) return total;
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import type { EventSink } from "../directory/events.js";
+import type { Clock } from "../platform/clock.js";
+import type { SecretBox } from "../platform/crypto.js";
+import type { Logger } from "../platform/logger.js";
+import type { Db } from "../storage/database.js";
+import { WebhookDispatcher } from "./dispatcher.js";
+import { EventLog } from "./event-log.js";
+import { OutboxEventSink } from "./outbox-sink.js";
+import { WebhookResender } from "./resend.js";
+import { HttpWebhookSender, type WebhookSender } from "./sender.js";
+
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+export const DEFAULT_LOG_RETENTION_DAYS = 30;
+
+export interface WebhooksOptions {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly box: SecretBox;
+  /** Default: an undici sender with `timeoutMs`. */
+  readonly sender?: WebhookSender;
+  readonly timeoutMs?: number;
+  readonly retentionDays?: number;
+  readonly concurrency?: number;
+  readonly pollIntervalMs?: number;
+}
+
+/** The webhooks module, assembled: the outbox sink, the dispatcher (not started), the event log and resend. */
+export interface Webhooks {
+  readonly sink: EventSink;
+  readonly dispatcher: WebhookDispatcher;
+  readonly eventLog: EventLog;
+  readonly resender: WebhookResender;
+}
+
+export function createWebhooks(o: WebhooksOptions): Webhooks {
+  const timeoutMs = o.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+  const sender = o.sender ?? new HttpWebhookSender({ timeoutMs });
+  const openSecret = (sealed: string) => o.box.open(sealed);
+  const eventLog = new EventLog(o.db);
+  const dispatcher = new WebhookDispatcher({
+    db: o.db,
+    clock: o.clock,
+    logger: o.logger.child({ component: "webhooks" }),
+    sender,
+    eventLog,
+    openSecret,
+    timeoutMs,
+    retentionDays: o.retentionDays ?? DEFAULT_LOG_RETENTION_DAYS,
+    ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
+    ...(o.pollIntervalMs === undefined ? {} : { pollIntervalMs: o.pollIntervalMs }),
+  });
+  return {
+    sink: new OutboxEventSink(o.clock),
+    dispatcher,
+    eventLog,
+    resender: new WebhookResender(eventLog, sender, o.clock, openSecret),
+  };
+}

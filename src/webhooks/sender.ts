@@ -1,0 +1,102 @@
+import { performance } from "node:perf_hooks";
+import { Agent, request as undiciRequest } from "undici";
+import { SIGNATURE_HEADER, signatureHeader } from "./signing.js";
+
+export interface DeliveryRequest {
+  readonly url: string;
+  /** The exact body: it is signed and sent as these bytes. */
+  readonly body: string;
+  readonly secret: string;
+  /** The event id; receivers dedupe on it (the same on a re-send of the same event). */
+  readonly webhookId: string;
+  /** Unix milliseconds for `t=` of the signature (from the injected clock). */
+  readonly timestampMs: number;
+}
+
+export interface DeliveryResult {
+  /** Spec 6: success = a 2xx answer. */
+  readonly success: boolean;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+}
+
+/** Sends one signed webhook request and reports the outcome; never throws. */
+export interface WebhookSender {
+  send(request: DeliveryRequest): Promise<DeliveryResult>;
+}
+
+export interface HttpSenderOptions {
+  /** ROSTER_WEBHOOK_TIMEOUT_MS: the whole exchange, connect to last byte. */
+  readonly timeoutMs: number;
+  /** Keep-alive connections per origin. */
+  readonly connectionsPerOrigin?: number;
+}
+
+export const USER_AGENT = "Roster-Webhooks/1";
+
+/**
+ * undici `request` over a keep-alive agent. Like fetch with `redirect: "manual"`, it never follows a redirect: a 3xx
+ * is a failed delivery. Measured on Node 20 (bench/webhook-dispatch.ts), `request` is 3-4x faster than `fetch`, and
+ * an AbortController whose timer is cleared on completion is cheaper than AbortSignal.timeout, whose timers linger
+ * for the whole timeout — thousands of them during a burst.
+ */
+export class HttpWebhookSender implements WebhookSender {
+  readonly #timeoutMs: number;
+  readonly #agent: Agent;
+
+  constructor(options: HttpSenderOptions) {
+    this.#timeoutMs = options.timeoutMs;
+    this.#agent = new Agent({ connections: options.connectionsPerOrigin ?? 64, keepAliveTimeout: 10_000 });
+  }
+
+  async send(request: DeliveryRequest): Promise<DeliveryResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const body = request.body;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException("timeout", "TimeoutError")), this.#timeoutMs);
+    try {
+      const res = await undiciRequest(request.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          [SIGNATURE_HEADER]: signatureHeader(request.secret, request.timestampMs, body),
+          "webhook-id": request.webhookId,
+          "user-agent": USER_AGENT,
+        },
+        body,
+        signal: abort.signal,
+        dispatcher: this.#agent,
+      });
+      // Drain the answer so the connection goes back to the pool; its content is not kept.
+      await res.body.dump();
+      const status = res.statusCode;
+      const success = status >= 200 && status < 300;
+      return { success, statusCode: status, error: success ? null : `HTTP ${status}`, durationMs: elapsed() };
+    } catch (e) {
+      return { success: false, statusCode: null, error: describeFailure(e, this.#timeoutMs), durationMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+/** A short reason without request details (URLs may carry tokens; headers carry the signature). */
+export function describeFailure(e: unknown, timeoutMs: number): string {
+  const err = e instanceof Error ? e : new Error(String(e));
+  if (err.name === "TimeoutError" || err.name === "AbortError") return `timeout after ${timeoutMs} ms`;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && code.startsWith("E")) return `connection error: ${code}`;
+  const cause = err.cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    if (cause.name === "TimeoutError") return `timeout after ${timeoutMs} ms`;
+    return typeof code === "string" ? `connection error: ${code}` : `connection error: ${cause.message}`;
+  }
+  return `request failed: ${err.message}`;
+}

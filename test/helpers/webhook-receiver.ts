@@ -1,0 +1,81 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One request as the receiver saw it: the raw body bytes, before any JSON parsing. */
+export interface ReceivedWebhook {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly rawBody: Buffer;
+  /** rawBody parsed as JSON. */
+  readonly json: Record<string, unknown>;
+}
+
+/** How to answer: a status code, a status after a delay, or `hang` (never answer: exercises the timeout). */
+export type ReceiverAnswer = number | { readonly status: number; readonly delayMs: number } | "hang";
+
+export interface WebhookReceiver {
+  /** http://127.0.0.1:<port>/hook */
+  readonly url: string;
+  readonly received: ReceivedWebhook[];
+  /** Answer with this from now on (default 200); a function decides per request. */
+  answer(with_: ReceiverAnswer | ((req: ReceivedWebhook) => ReceiverAnswer)): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** A real local HTTP receiver on 127.0.0.1 and a free port that records every request it gets. */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  let decide: (req: ReceivedWebhook) => ReceiverAnswer = () => 200;
+  const hanging = new Set<ServerResponse>();
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const rawBody = Buffer.concat(chunks);
+      let json: Record<string, unknown> = {};
+      try {
+        json = JSON.parse(rawBody.toString("utf8")) as Record<string, unknown>;
+      } catch {
+        // recorded as is; tests look at rawBody
+      }
+      const hook: ReceivedWebhook = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        rawBody,
+        json,
+      };
+      received.push(hook);
+      const answer = decide(hook);
+      if (answer === "hang") {
+        hanging.add(res);
+        return;
+      }
+      if (typeof answer === "number") res.writeHead(answer, { "content-type": "text/plain" }).end("ok");
+      else setTimeout(() => res.writeHead(answer.status, { "content-type": "text/plain" }).end("ok"), answer.delayMs);
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    received,
+    answer(with_) {
+      decide = typeof with_ === "function" ? with_ : () => with_;
+    },
+    reset() {
+      received.length = 0;
+      decide = () => 200;
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { DirectoryEvent } from "../../src/directory/events.js";
+import type { ScimClient } from "../../src/directory/scim-clients/service.js";
+import { toScimClient } from "../../src/directory/scim-clients/service.js";
+import { ManualClock } from "../../src/platform/clock.js";
+import { SecretBox } from "../../src/platform/crypto.js";
+import { createLogger } from "../../src/platform/logger.js";
+import type { Db } from "../../src/storage/database.js";
+import { createWebhooks, type Webhooks, type WebhooksOptions } from "../../src/webhooks/index.js";
+import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "./app.js";
+
+export const TEST_SECRETS = [Buffer.from("test-secret-key-test-secret-key-0123456789")];
+
+/** The webhooks module on a test database, with the test clock; no polling loop (use runOnce/drain). */
+export function testWebhooks(
+  db: Db,
+  clock: ManualClock,
+  options: Partial<Omit<WebhooksOptions, "db" | "clock">> = {},
+): Webhooks {
+  return createWebhooks({
+    db,
+    clock,
+    logger: createLogger("silent"),
+    box: new SecretBox(TEST_SECRETS),
+    timeoutMs: 2000,
+    ...options,
+  });
+}
+
+export interface WebhookTestApp {
+  readonly t: TestApp;
+  readonly webhooks: Webhooks;
+  readonly database: TestDatabase;
+}
+
+/** An app whose webhooks module (sink, dispatcher, event log) the test holds. */
+export async function createWebhookTestApp(
+  options: { database?: TestDatabase; clock?: ManualClock; webhooks?: Partial<WebhooksOptions> } = {},
+): Promise<WebhookTestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const clock = options.clock ?? new ManualClock(Date.now());
+  const webhooks = testWebhooks(database.db, clock, options.webhooks);
+  const t = await createTestApp({ database, clock, secrets: TEST_SECRETS, extra: { webhooks } });
+  return { t, webhooks, database };
+}
+
+export async function loadClient(db: Db, clientId: string): Promise<ScimClient> {
+  const row = await db
+    .selectFrom("scim_clients")
+    .selectAll()
+    .where("client_id", "=", clientId)
+    .executeTakeFirstOrThrow();
+  return toScimClient(row);
+}
+
+/** What a directory service does: record events inside the transaction of its change. */
+export async function recordEvents(
+  db: Db,
+  webhooks: Webhooks,
+  clientId: string,
+  events: readonly DirectoryEvent[],
+): Promise<void> {
+  const client = await loadClient(db, clientId);
+  await db.transaction().execute((trx) => webhooks.sink.record(trx, client, events));
+}
+
+export async function outboxCount(db: Db): Promise<number> {
+  const r = await db
+    .selectFrom("webhook_outbox")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}

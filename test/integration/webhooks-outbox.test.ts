@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
+import { ManualClock } from "../../src/platform/clock.js";
+import { uuidv7 } from "../../src/platform/ids.js";
+import { openDatabase } from "../../src/storage/database.js";
+import { LEASE_MARGIN_MS } from "../../src/webhooks/dispatcher.js";
+import { claimDue } from "../../src/webhooks/outbox-repo.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
+import { type SeededClient, seedClient } from "../helpers/seed.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { createWebhookTestApp, outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+
+const SECRET = "whsec_outbox_test";
+const TIMEOUT_MS = 2000;
+let database: TestDatabase;
+let receiver: WebhookReceiver;
+let clock: ManualClock;
+let c: SeededClient;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  receiver = await startWebhookReceiver();
+  clock = new ManualClock(Date.now());
+  const setup = await createWebhookTestApp({ database, clock });
+  c = await seedClient(setup.t, { webhook: { url: receiver.url, secret: SECRET } });
+  await setup.t.close();
+});
+afterAll(async () => {
+  await database.close();
+  await receiver.close();
+});
+beforeEach(() => receiver.reset());
+
+/** One user.updated per call; `seq` travels in the user's displayName so receivers can check the order. */
+const update = (userId: string, seq: number): DirectoryEvent => ({
+  kind: "user.updated",
+  resourceId: userId,
+  data: userEventData({ id: userId, userName: `u-${userId}@example.com`, displayName: String(seq) }),
+});
+const seqOf = (json: Record<string, unknown>) =>
+  Number(((json.data as { raw: { displayName: string } }).raw as { displayName: string }).displayName);
+const userOf = (json: Record<string, unknown>) => (json.data as { id: string }).id;
+
+/** Per user, the displayName sequence numbers in the order the receiver got them. */
+function arrivalOrder(): Map<string, number[]> {
+  const order = new Map<string, number[]>();
+  for (const r of receiver.received) {
+    const list = order.get(userOf(r.json)) ?? [];
+    list.push(seqOf(r.json));
+    order.set(userOf(r.json), list);
+  }
+  return order;
+}
+
+describe("outbox ordering (issue 6 point 3)", () => {
+  it("delivers one resource's events in commit order while different resources go in parallel", async () => {
+    const webhooks = testWebhooks(database.db, clock, { concurrency: 8 });
+    const users = Array.from({ length: 6 }, () => uuidv7());
+    // Interleaved commits: one transaction per change, as SCIM requests would make them.
+    for (let seq = 0; seq < 15; seq++) {
+      for (const u of users) await recordEvents(database.db, webhooks, c.clientId, [update(u, seq)]);
+    }
+    // Several events of one resource in one transaction keep their order too.
+    const first = users[0] ?? "";
+    await recordEvents(database.db, webhooks, c.clientId, [update(first, 15), update(first, 16), update(first, 17)]);
+    receiver.answer(() => ({ status: 200, delayMs: Math.floor(Math.random() * 4) }));
+
+    const claimedPerRound: number[] = [];
+    for (let n = await webhooks.dispatcher.runOnce(); n > 0; n = await webhooks.dispatcher.runOnce()) {
+      claimedPerRound.push(n);
+    }
+    expect(receiver.received).toHaveLength(6 * 15 + 3);
+    const order = arrivalOrder();
+    for (const u of users) {
+      const expected = Array.from({ length: u === first ? 18 : 15 }, (_, i) => i);
+      expect(order.get(u)).toEqual(expected);
+    }
+    // Parallel across resources, never two of one resource in a batch.
+    expect(Math.max(...claimedPerRound)).toBe(6);
+  });
+});
+
+describe("durability (issue 6 point 3)", () => {
+  it("delivers an event committed before a restart, from a new instance on the same database", async () => {
+    const before = await createWebhookTestApp({ database, clock });
+    const u = uuidv7();
+    await recordEvents(database.db, before.webhooks, c.clientId, [update(u, 1)]);
+    await before.t.close(); // the process goes away before its dispatcher ran
+
+    const second = openDatabase({ url: database.url, schema: database.schema, poolSize: 2 });
+    try {
+      const after = testWebhooks(second.db, clock);
+      expect(await after.dispatcher.drain()).toBe(1);
+      expect(receiver.received.map((r) => userOf(r.json))).toEqual([u]);
+      expect(await outboxCount(database.db)).toBe(0);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("re-sends an event whose claimer died, once the lease expires, with the same webhook-id (at-least-once)", async () => {
+    const webhooks = testWebhooks(database.db, clock, { timeoutMs: TIMEOUT_MS });
+    const u = uuidv7();
+    await recordEvents(database.db, webhooks, c.clientId, [update(u, 1), update(u, 2)]);
+    // A dispatcher claims the head, then "crashes" before sending or recording anything.
+    const now = clock.now();
+    const claimed = await claimDue(database.db, {
+      limit: 10,
+      now,
+      leaseUntil: new Date(now.getTime() + TIMEOUT_MS + LEASE_MARGIN_MS),
+      claimToken: "dead-instance",
+    });
+    expect(claimed.map((e) => seqOf(JSON.parse(e.body)))).toEqual([1]);
+
+    // While the lease holds, the resource is blocked: neither the head nor the next event goes out.
+    expect(await webhooks.dispatcher.drain()).toBe(0);
+    clock.advance(TIMEOUT_MS + LEASE_MARGIN_MS + 1);
+    expect(await webhooks.dispatcher.drain()).toBe(2);
+    expect(receiver.received.map((r) => seqOf(r.json))).toEqual([1, 2]);
+    expect(receiver.received[0]?.headers["webhook-id"]).toBe(claimed[0]?.id);
+  });
+
+  it("gives an event up after repeated interrupted deliveries instead of crash-looping on it", async () => {
+    const webhooks = testWebhooks(database.db, clock, { timeoutMs: TIMEOUT_MS });
+    await recordEvents(database.db, webhooks, c.clientId, [update(uuidv7(), 1)]);
+    for (let i = 0; i < 3; i++) {
+      const now = clock.now();
+      await claimDue(database.db, { limit: 1, now, leaseUntil: new Date(now.getTime() + 1), claimToken: `dead-${i}` });
+      clock.advance(2);
+    }
+    expect(await webhooks.dispatcher.drain()).toBe(1);
+    expect(receiver.received).toHaveLength(0);
+    expect(await outboxCount(database.db)).toBe(0);
+  });
+});
+
+describe("several dispatchers on one database (issue 6 point 3)", () => {
+  it("never deliver an event twice, and keep per-resource order", async () => {
+    const pools = [0, 1, 2].map(() => openDatabase({ url: database.url, schema: database.schema, poolSize: 4 }));
+    try {
+      const dispatchers = pools.map((p) => testWebhooks(p.db, clock, { concurrency: 16 }).dispatcher);
+      const users = Array.from({ length: 40 }, () => uuidv7());
+      const writer = testWebhooks(database.db, clock);
+      for (let seq = 0; seq < 10; seq++) {
+        await recordEvents(
+          database.db,
+          writer,
+          c.clientId,
+          users.map((u) => update(u, seq)),
+        );
+      }
+      receiver.answer(() => ({ status: 200, delayMs: Math.floor(Math.random() * 3) }));
+      const delivered = [0, 0, 0];
+      while ((await outboxCount(database.db)) > 0) {
+        const counts = await Promise.all(dispatchers.map((d) => d.drain()));
+        counts.forEach((n, i) => {
+          delivered[i] = (delivered[i] ?? 0) + n;
+        });
+      }
+      const ids = receiver.received.map((r) => String(r.headers["webhook-id"]));
+      expect(ids).toHaveLength(400);
+      expect(new Set(ids).size).toBe(400);
+      expect(delivered.reduce((a, b) => a + b, 0)).toBe(400);
+      const order = arrivalOrder();
+      for (const u of users) expect(order.get(u)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    } finally {
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+
+  it("run concurrently as background loops (start/stop) without a duplicate", async () => {
+    const pools = [0, 1].map(() => openDatabase({ url: database.url, schema: database.schema, poolSize: 4 }));
+    const dispatchers = pools.map((p) => testWebhooks(p.db, clock, { pollIntervalMs: 5 }).dispatcher);
+    try {
+      for (const d of dispatchers) d.start();
+      const writer = testWebhooks(database.db, clock);
+      const users = Array.from({ length: 50 }, () => uuidv7());
+      for (let seq = 0; seq < 4; seq++) {
+        await recordEvents(
+          database.db,
+          writer,
+          c.clientId,
+          users.map((u) => update(u, seq)),
+        );
+        for (const d of dispatchers) d.wake();
+      }
+      await expect.poll(() => receiver.received.length, { timeout: 10_000, interval: 20 }).toBe(200);
+      await Promise.all(dispatchers.map((d) => d.stop()));
+      expect(new Set(receiver.received.map((r) => String(r.headers["webhook-id"]))).size).toBe(200);
+      for (const u of users) expect(arrivalOrder().get(u)).toEqual([0, 1, 2, 3]);
+      expect(await outboxCount(database.db)).toBe(0);
+    } finally {
+      await Promise.all(dispatchers.map((d) => d.stop()));
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+});
