@@ -47,7 +47,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
     forceCloseConnections: "idle",
-    routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
   });
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(deps.db, deps.clock);

@@ -79,6 +79,12 @@ describe("errors are SCIM errors (spec 7)", () => {
     expect(res.json().detail).toMatch(/not supported/);
   });
 
+  it("matches endpoint names case-insensitively (Microsoft's suite calls /users)", async () => {
+    const res = await get("/serviceproviderconfig", `Bearer ${c.secret}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().patch).toEqual({ supported: true });
+  });
+
   it("answers 405 for a wrong method on a known path", async () => {
     const res = await t.request({ method: "DELETE", url: `${c.base}/ServiceProviderConfig`, headers: c.headers });
     expect(res.statusCode).toBe(405);

@@ -26,6 +26,9 @@ describe("project (RFC 7644 section 3.9)", () => {
     [ENT, { schemas: user.schemas, id: "u1", [ENT]: user[ENT] }],
     ["urn:ietf:params:scim:schemas:core:2.0:User:userName", { schemas: user.schemas, id: "u1", userName: "alice" }],
     ["nope", { schemas: user.schemas, id: "u1" }],
+    ['emails[type eq "work"]', { schemas: user.schemas, id: "u1", emails: [user.emails[0]] }],
+    ['emails[value eq "A@HOME.test"].type', { schemas: user.schemas, id: "u1", emails: [{ type: "home" }] }],
+    ['emails[type eq "fax"]', { schemas: user.schemas, id: "u1", emails: [] }],
   ])("attributes=%s", (attr, expected) => {
     expect(project("User", user, { attributes: [attr] })).toEqual(expected);
   });

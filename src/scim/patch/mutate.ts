@@ -64,7 +64,12 @@ const applySingleSub = (
   if (isUnassigned(container[key])) delete container[key];
 };
 
-const matches = (element: JsonValue, terms: readonly FilterTerm[], definition: AttributeDefinition): boolean =>
+/** Whether a multi-valued element matches a value filter (`type eq "work"`); also used by projection. */
+export const matchesFilter = (
+  element: JsonValue,
+  terms: readonly FilterTerm[],
+  definition: AttributeDefinition,
+): boolean =>
   isObject(element) &&
   terms.every((term) => {
     const actual = element[term.attribute];
@@ -107,7 +112,7 @@ const applyMultiValued = (container: JsonObject, op: PatchOpName, path: PatchPat
   } else if (path.sub !== undefined && path.subDefinition !== undefined) {
     const sub = path.subDefinition.name;
     const selected =
-      path.filter === undefined ? elements : elements.filter((e) => matches(e, path.filter ?? [], definition));
+      path.filter === undefined ? elements : elements.filter((e) => matchesFilter(e, path.filter ?? [], definition));
     const normalized = op === "remove" ? undefined : normalizeSingle(path.subDefinition, value, label);
     if (selected.length === 0 && op === "replace" && path.filter !== undefined) throw noTarget(path);
     if (selected.length === 0 && normalized !== undefined) {
@@ -123,7 +128,7 @@ const applyMultiValued = (container: JsonObject, op: PatchOpName, path: PatchPat
     }
   } else {
     const filter = path.filter ?? [];
-    const selected = elements.filter((e) => matches(e, filter, definition));
+    const selected = elements.filter((e) => matchesFilter(e, filter, definition));
     if (op === "remove") elements = elements.filter((e) => !selected.includes(e));
     else {
       const normalized = normalizeComplex(definition, value, label);

@@ -6,6 +6,9 @@ import {
   splitSchemaPrefix,
 } from "../schema/registry.js";
 import type { AttributeDefinition } from "../schema/types.js";
+import { matchesFilter } from "../patch/mutate.js";
+import { parsePatchPath } from "../patch/path.js";
+import type { FilterTerm, JsonValue, PatchPath } from "../patch/types.js";
 
 export interface Projection {
   readonly attributes?: readonly string[] | undefined;
@@ -19,6 +22,8 @@ interface Target {
   readonly container: string | undefined;
   readonly attribute: AttributeDefinition | undefined;
   readonly sub: AttributeDefinition | undefined;
+  /** `emails[type eq "work"]`: only the matching elements (a tolerance: Microsoft's suite asks for it). */
+  readonly filter?: readonly FilterTerm[];
 }
 
 /**
@@ -65,6 +70,11 @@ function targetsOf(resource: ResourceName, names: readonly string[]): Target[] {
       if (whole.id !== core) out.push({ container: whole.id, attribute: undefined, sub: undefined });
       continue;
     }
+    if (name.includes("[")) {
+      const filtered = filteredTarget(resource, name);
+      if (filtered !== undefined) out.push(filtered);
+      continue;
+    }
     const resolved = resolveAttribute(resource, name);
     if (resolved === undefined) continue;
     const { urn } = splitSchemaPrefix(name);
@@ -73,6 +83,22 @@ function targetsOf(resource: ResourceName, names: readonly string[]): Target[] {
     out.push({ container, attribute: resolved.attribute, sub: resolved.sub });
   }
   return out;
+}
+
+function filteredTarget(resource: ResourceName, name: string): Target | undefined {
+  let path: PatchPath;
+  try {
+    path = parsePatchPath(resource, name);
+  } catch {
+    return undefined; // RFC 7644 §3.9: unknown attribute names are ignored
+  }
+  if (path.filter === undefined || !path.definition.multiValued) return undefined;
+  return {
+    container: path.schema === coreSchemaOf(resource) ? undefined : path.schema,
+    attribute: path.definition,
+    sub: path.subDefinition,
+    filter: path.filter,
+  };
 }
 
 const ALWAYS = new Set(["id", "schemas"]);
@@ -90,8 +116,13 @@ function keepOnly(resource: ResourceName, obj: Json, targets: readonly Target[])
     }
     const key = t.attribute.name;
     if (!(key in source)) continue;
-    if (t.sub === undefined) into[key] = source[key];
-    else into[key] = merge(into[key], pick(source[key], t.sub.name));
+    const definition = t.attribute;
+    const value =
+      t.filter !== undefined && Array.isArray(source[key])
+        ? (source[key] as JsonValue[]).filter((e) => matchesFilter(e, t.filter ?? [], definition))
+        : source[key];
+    if (t.sub === undefined) into[key] = value;
+    else into[key] = merge(into[key], pick(value, t.sub.name));
     if (t.container !== undefined) out[t.container] = into;
   }
   // Attributes the registry marks as always returned stay, whatever was asked (RFC 7643 §7).
