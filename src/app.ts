@@ -7,6 +7,7 @@ import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
 import { registerApiKeyRoutes } from "./apikeys/routes.js";
 import { ApiKeyService } from "./apikeys/service.js";
 import { registerTestMappingRoute } from "./admin/routes/test-mapping.js";
+import { GroupService } from "./directory/groups/service.js";
 import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
@@ -88,7 +89,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: deps.db,
     clock: deps.clock,
     cursors,
-    eventSink,
+    identities,
+    groups: new GroupService(deps.db, deps.clock, eventSink),
   });
   return app;
 }

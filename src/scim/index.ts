@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import type { EventSink } from "../directory/events.js";
+import type { GroupService } from "../directory/groups/service.js";
+import type { IdentityService } from "../directory/identities/service.js";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
@@ -18,7 +19,9 @@ export interface ScimDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly cursors: CursorCodec;
-  readonly eventSink: EventSink;
+  /** The domain services: built once in app.ts and shared with the admin API (one mapping cache). */
+  readonly identities: IdentityService;
+  readonly groups: GroupService;
 }
 
 /** The SCIM 2.0 protocol adapter: one encapsulated scope per the base URL `/scim/{client_id}/v2`. */

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GroupError } from "../../directory/groups/errors.js";
-import { GroupService } from "../../directory/groups/service.js";
 import type { Group, GroupFilter } from "../../directory/groups/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { badRequest, ScimError } from "../errors.js";
@@ -38,7 +37,7 @@ const groupFilterOf = (filter: EqFilter | undefined): GroupFilter | undefined =>
 
 /** Spec 4.3: /Groups and /Groups/{id}; every resource response honours attributes/excludedAttributes (DESIGN). */
 export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): void {
-  const groups = new GroupService(deps.db, deps.clock, deps.eventSink);
+  const { groups } = deps;
   const baseUrlOf = (req: FastifyRequest) =>
     `${deps.publicUrl()}/scim/${encodeURIComponent(req.scimClient.clientId)}/v2`;
   const orgOf = (req: FastifyRequest) => req.scimClient.organizationId;

@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { IdentityConflictError } from "../../directory/identities/errors.js";
-import { IdentityService } from "../../directory/identities/service.js";
 import type { ReadView, UserFilter } from "../../directory/identities/types.js";
 import { MappingError } from "../../directory/mapping/errors.js";
-import { DataMapper } from "../../directory/mapping/mapper.js";
 import { isUuid } from "../../platform/ids.js";
 import { ScimError } from "../errors.js";
 import type { ScimDeps } from "../index.js";
@@ -41,7 +39,7 @@ function userFilter(filter: EqFilter | undefined): UserFilter | undefined {
 
 /** Spec 4.2: /Users and /Users/{id}; every response that returns a user honours the projection (spec 4.4). */
 export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void {
-  const identities = new IdentityService(deps.db, deps.clock, deps.eventSink, new DataMapper(deps.clock));
+  const { identities } = deps;
   const baseOf = (req: FastifyRequest) => `${deps.publicUrl()}/scim/${encodeURIComponent(req.scimClient.clientId)}/v2`;
   const idOf = (req: FastifyRequest): string => {
     const { id } = req.params as { id: string };
