@@ -18,6 +18,7 @@ import { ScimClientService } from "./directory/scim-clients/service.js";
 import type { Clock } from "./platform/clock.js";
 import { SecretBox } from "./platform/crypto.js";
 import type { Logger } from "./platform/logger.js";
+import { registerPortal } from "./portal/routes.js";
 import { registerScim } from "./scim/index.js";
 import { CursorCodec } from "./scim/query/cursor.js";
 import { MAX_BODY_BYTES } from "./scim/limits.js";
@@ -60,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper);
 
   registerHealth(app, deps.db);
+  registerPortal(app);
   // A SCIM write answers after its transaction committed: wake the local dispatcher (other instances poll).
   app.addHook("onResponse", async (req) => {
     if (req.method !== "GET" && req.method !== "HEAD" && req.url.startsWith("/scim/")) webhooks.dispatcher.wake();

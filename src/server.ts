@@ -118,6 +118,7 @@ function printWelcome(logger: Logger, publicUrl: string, generatedToken: string 
     "",
     `  Roster is running at ${publicUrl}`,
     `  Admin API:   ${publicUrl}/v2alpha1/admin   (Authorization: Bearer <admin token>)`,
+    `  Portal:      ${publicUrl}/portal/`,
     `  Health:      ${publicUrl}/health/ready`,
     generatedToken === undefined
       ? "  Admin token: set by ROSTER_ADMIN_TOKEN, or printed once on first start"
