@@ -78,6 +78,31 @@ describe("ordering per resource", () => {
   });
 });
 
+describe("a SCIM write wakes the running dispatcher", () => {
+  let e: E2E;
+  beforeAll(async () => {
+    // Polling so rare that only the wake-up after the write can deliver within the test.
+    e = await startE2E({ webhooks: { pollIntervalMs: 600_000 } });
+    e.webhooks.dispatcher.start();
+  });
+  afterAll(async () => e.close());
+
+  it.each([
+    ["/scim", "/v2/Users"],
+    ["/SCIM", "/V2/users"],
+  ])("also through the case-insensitive path %s/{id}%s", async (prefix, suffix) => {
+    const before = e.receiver.received.length;
+    const res = await e.t.request({
+      method: "POST",
+      url: `${prefix}/${e.client.clientId}${suffix}`,
+      headers: e.client.headers,
+      payload: JSON.stringify({ schemas: [USER_SCHEMA], userName: unique("wake") }),
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    await e.receiver.waitFor(before + 1, 3000);
+  });
+});
+
 describe("restart between commit and dispatch", () => {
   let database: TestDatabase;
   let receiver: WebhookReceiver;
