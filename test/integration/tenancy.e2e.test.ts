@@ -113,6 +113,14 @@ describe("a resource of another organization", () => {
     expect(await e.deliver()).toEqual([]);
   });
 
+  it("auto-link never links to another organization's identity: 409 in another scope, nothing emitted", async () => {
+    const linking = await e.seed({ auto_link: true });
+    const res = await scim(e.t, linking, "POST", "/Users", { schemas: [USER_SCHEMA], userName: theirUserName });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ scimType: "uniqueness", detail: "identity already exists in another scope" });
+    expect(await e.deliver()).toEqual([]);
+  });
+
   it("each organization's webhooks carry only its own changes, with its own directory_id and tenant", async () => {
     await scim(e.t, theirs, "PATCH", `/Users/${theirUser}`, {
       schemas: [PATCH_OP],
