@@ -63,8 +63,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealth(app, deps.db);
   registerPortal(app);
   // A SCIM write answers after its transaction committed: wake the local dispatcher (other instances poll).
+  // Routing is case-insensitive, so `/SCIM/…/V2/Users` is a SCIM write too.
   app.addHook("onResponse", async (req) => {
-    if (req.method !== "GET" && req.method !== "HEAD" && req.url.startsWith("/scim/")) webhooks.dispatcher.wake();
+    if (req.method !== "GET" && req.method !== "HEAD" && isScimPath(req.url)) webhooks.dispatcher.wake();
   });
 
   await app.register(
@@ -96,6 +97,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   return app;
 }
+
+const isScimPath = (url: string): boolean => url.slice(0, 6).toLowerCase() === "/scim/";
 
 function registerHealth(app: FastifyInstance, db: Db): void {
   const registry = new Registry();

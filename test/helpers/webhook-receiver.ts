@@ -20,6 +20,8 @@ export interface WebhookReceiver {
   readonly received: ReceivedWebhook[];
   /** Answer with this from now on (default 200); a function decides per request. */
   answer(with_: ReceiverAnswer | ((req: ReceivedWebhook) => ReceiverAnswer)): void;
+  /** Resolves once `count` requests in all have arrived (since the last reset); rejects after `timeoutMs`. */
+  waitFor(count: number, timeoutMs?: number): Promise<void>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -29,6 +31,15 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   let decide: (req: ReceivedWebhook) => ReceiverAnswer = () => 200;
   const hanging = new Set<ServerResponse>();
+  const waiters = new Set<{ count: number; resolve: () => void }>();
+  const notify = () => {
+    for (const w of waiters) {
+      if (received.length >= w.count) {
+        waiters.delete(w);
+        w.resolve();
+      }
+    }
+  };
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -49,6 +60,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         json,
       };
       received.push(hook);
+      notify();
       const answer = decide(hook);
       if (answer === "hang") {
         hanging.add(res);
@@ -67,6 +79,23 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     received,
     answer(with_) {
       decide = typeof with_ === "function" ? with_ : () => with_;
+    },
+    waitFor(count, timeoutMs = 10_000) {
+      if (received.length >= count) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`receiver: ${received.length} of ${count} requests after ${timeoutMs} ms`));
+        }, timeoutMs);
+        const waiter = {
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+        waiters.add(waiter);
+      });
     },
     reset() {
       received.length = 0;

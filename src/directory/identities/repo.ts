@@ -142,6 +142,20 @@ export async function deleteUser(
     .executeTakeFirst();
 }
 
+/**
+ * The groups this identity is a direct member of, marked modified now: they lose a member when it is deleted
+ * (as groups/repo touchParentsOf does for a deleted member group). Run before the delete, which takes the identity
+ * row: group rows first, as a group PATCH locks them, so the two never wait on each other in opposite order.
+ */
+export async function touchGroupsOf(trx: Transaction<Database>, orgId: string, id: string, now: Date): Promise<void> {
+  await trx
+    .updateTable("directory_groups")
+    .set({ updated_at: now })
+    .where("organization_id", "=", orgId)
+    .where("id", "in", (eb) => eb.selectFrom("group_user_members").select("group_id").where("identity_id", "=", id))
+    .execute();
+}
+
 export async function insertIdentifiers(
   trx: Transaction<Database>,
   orgId: string,

@@ -148,6 +148,7 @@ export class IdentityService {
   /** Deletes the identity, its identifiers, credential and memberships (FK cascades); spec 3. */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
+      await repo.touchGroupsOf(trx, orgId, id, this.#clock.now());
       const deleted = await repo.deleteUser(trx, orgId, id);
       if (deleted === undefined) return false;
       await this.#record(trx, client, "user.deleted", id, deleted.scim);
