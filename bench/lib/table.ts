@@ -1,0 +1,99 @@
+import type { Measurement } from "./measure.js";
+import { type BenchReport, type OpReport, ratiosTo, WEBHOOK_TARGETS } from "./report.js";
+
+const HEADER = [
+  "operation",
+  "req/s",
+  "÷ceiling",
+  "target",
+  "p50 ms",
+  "p90 ms",
+  "p99 ms",
+  "p99÷ceil",
+  "errors",
+  "Roster CPU ms/req",
+  "PG CPU ms/req",
+  "note",
+];
+
+const fixed = (v: number, digits: number): string => (Number.isFinite(v) ? v.toFixed(digits) : "–");
+const pct = (v: number | undefined): string =>
+  v === undefined || !Number.isFinite(v) ? "–" : `${(v * 100).toFixed(0)}%`;
+
+function row(name: string, m: Measurement, ceiling: Measurement | undefined, target?: number, note = ""): string[] {
+  const ratio = ratiosTo(m, ceiling);
+  const met = target === undefined ? "" : `${target} ${m.requestsPerSecond >= target ? "✓" : "✗"}`;
+  return [
+    name,
+    fixed(m.requestsPerSecond, 0),
+    pct(ratio?.requestsPerSecond),
+    met,
+    fixed(m.p50, 2),
+    fixed(m.p90, 2),
+    fixed(m.p99, 2),
+    ratio === undefined ? "–" : `${fixed(ratio.p99, 1)}×`,
+    String(m.errors),
+    fixed(m.serverCpuMsPerRequest, 3),
+    fixed(m.postgresCpuMsPerRequest, 3),
+    note,
+  ];
+}
+
+function opRows(op: OpReport, ceiling: Measurement | undefined): string[][] {
+  if (op.measurement === undefined) {
+    return [[op.name, "unavailable", "", "", "", "", "", "", "", "", "", op.reason ?? ""]];
+  }
+  return [row(op.name, op.measurement, ceiling, op.targetPerSecond, op.note ?? "")];
+}
+
+/** The human summary printed on stdout: one row per operation, then the webhook and load-average lines. */
+export function formatTable(report: BenchReport): string {
+  const ceiling = report.ceiling;
+  const rows: string[][] = [HEADER];
+  if (ceiling !== undefined) {
+    rows.push(row("ceiling", ceiling, ceiling, undefined, report.ceilingNote));
+  }
+  for (const op of report.ops) rows.push(...opRows(op, ceiling));
+  const webhook = report.webhook;
+  if (webhook.status === "ok") {
+    rows.push(row("webhook: PATCH, no hook", webhook.without, ceiling));
+    rows.push(row("webhook: PATCH, hooked", webhook.with, ceiling));
+  }
+  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  const lines = rows.map((r) =>
+    r
+      .map((cell, i) => (i === 0 || i === r.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
+  lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
+
+  lines.push("");
+  if (webhook.status === "ok") {
+    const okRate = webhook.eventsPerSecond >= WEBHOOK_TARGETS.eventsPerSecond ? "✓" : "✗";
+    const okP99 = webhook.addedP99Ms < WEBHOOK_TARGETS.addedP99Ms ? "✓" : "✗";
+    lines.push(
+      `webhook dispatch: ${fixed(webhook.eventsPerSecond, 0)} events/s (target ${WEBHOOK_TARGETS.eventsPerSecond} ${okRate}); ` +
+        `${webhook.deliveries} deliveries for ${webhook.writes} writes, last one ${fixed(webhook.drainMs, 0)} ms ` +
+        `after the writes ended; added p99 on a write ${fixed(webhook.addedP99Ms, 2)} ms ` +
+        `(target < ${WEBHOOK_TARGETS.addedP99Ms} ${okP99})`,
+    );
+    if (webhook.deliveriesWithoutWebhook > 0) {
+      lines.push(`  warning: ${webhook.deliveriesWithoutWebhook} deliveries while writing without a webhook`);
+    }
+  } else if (webhook.status === "unavailable") {
+    lines.push(`webhook dispatch: unavailable (${webhook.reason})`);
+  }
+  const la = (v: number[]) => v.map((x) => x.toFixed(2)).join(" ");
+  lines.push(`load average: start ${la(report.loadAverage.start)}, end ${la(report.loadAverage.end)}`);
+  lines.push(
+    `machine: ${report.machine.nproc} cores, ${report.machine.memoryMiB} MiB, ${report.machine.cpu}; ` +
+      `${report.database}; PostgreSQL CPU = ${report.postgresCpuScope}`,
+  );
+  if (report.rosterErrorLines.length > 0) {
+    lines.push(
+      `Roster logged ${report.rosterErrorLines.length} error line(s); the first: ${report.rosterErrorLines[0]}`,
+    );
+  }
+  return lines.join("\n");
+}
