@@ -3,17 +3,18 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type StartedChild, rosterUrlFrom, startChild, waitReady } from "./lib/child.js";
+import { startCeiling } from "./lib/ceiling.js";
 import { Cleanup, stopOnSignals } from "./lib/cleanup.js";
 import { type BenchConfig, BenchConfigError, loadBenchConfig } from "./lib/config.js";
 import { type CpuReader, postgresCpuReader, processCpuMs } from "./lib/cpu.js";
-import { describeReply, type Endpoint, openPool, send } from "./lib/http.js";
-import { type Measurement, measure } from "./lib/measure.js";
-import { OPERATIONS, type OpContext, pick } from "./lib/ops.js";
+import { type Endpoint, openPool } from "./lib/http.js";
+import type { OpContext } from "./lib/ops.js";
 import { startDatabase } from "./lib/postgres.js";
 import { startReceiver } from "./lib/receiver.js";
-import { type BenchReport, type OpReport, ratiosTo, TARGETS, writeReport } from "./lib/report.js";
+import { type BenchReport, writeReport } from "./lib/report.js";
 import { createOrganization, createScimClient } from "./lib/scim.js";
-import { isMissingEndpoint, type SeedResult, seedGroups, seedUsers } from "./lib/seed.js";
+import { type SeedResult, seedGroups, seedUsers } from "./lib/seed.js";
+import { runOperations, summaryLine } from "./lib/run-ops.js";
 import { formatTable } from "./lib/table.js";
 import { measureWebhook } from "./lib/webhook.js";
 
@@ -84,8 +85,12 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
   const groups = await seedGroups(pool, plain, config.groups, config.seedConcurrency);
   log(`seeded ${seedLine("users", users)}; ${seedLine("groups", groups)}`);
 
-  const ceiling = await measureCeiling(config, database.url, organizationId, users, cleanup, postgres.read);
-  const ceilingMeasurement = ceiling.measurement;
+  const ceiling = await startCeiling(
+    { root: ROOT, config, databaseUrl: database.url, organizationId, users: users.created, postgresCpu: postgres.read },
+    cleanup,
+  );
+  const ceilingMeasurement = await ceiling.measure();
+  log(`ceiling: ${summaryLine(ceilingMeasurement)}`);
 
   const ctx: OpContext = {
     pool,
@@ -95,53 +100,17 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
     usersUnavailable: users.unavailable ?? (users.created.length === 0 ? "no user could be seeded" : undefined),
     groupsUnavailable: groups.unavailable ?? (groups.created.length === 0 ? "no group could be seeded" : undefined),
   };
-  const ops: OpReport[] = [];
-  for (const def of OPERATIONS.filter((d) => config.ops.includes(d.name))) {
-    const base = { name: def.name, describe: def.describe, ...targetOf(def.name) };
-    const reason =
-      (def.needs.includes("users") ? ctx.usersUnavailable : undefined) ??
-      (def.needs.includes("groups") ? ctx.groupsUnavailable : undefined);
-    if (reason !== undefined) {
-      ops.push({ ...base, status: "unavailable", reason: `needs seeded data: ${reason}` });
-      log(`${def.name}: unavailable (${reason})`);
-      continue;
-    }
-    const prepared = await def.prepare(ctx);
-    if (prepared.kind === "unavailable") {
-      ops.push({ ...base, status: "unavailable", reason: prepared.reason });
-      log(`${def.name}: unavailable (${prepared.reason})`);
-      continue;
-    }
-    const probeSpec = prepared.next(-1);
-    const probe = await send(pool, plain, probeSpec);
-    if (isMissingEndpoint(probe.status)) {
-      const reason = `${probeSpec.method} ${probeSpec.path.replace(plain.base, "")} answered ${describeReply(probe)}`;
-      ops.push({ ...base, status: "unavailable", reason });
-      log(`${def.name}: unavailable (${reason})`);
-      continue;
-    }
-    const probeNote = probe.status > 299 ? `probe answered ${describeReply(probe)}` : undefined;
-    const note = [prepared.note, probeNote].filter((s) => s !== undefined).join("; ");
-    const measurement = await measure({
-      endpoint: plain,
-      connections: config.connections,
-      warmupMs: config.warmupMs,
-      durationMs: config.durationMs,
-      next: prepared.next,
-      serverCpu: rosterCpu,
-      postgresCpu: postgres.read,
-    });
-    const ratio = ratiosTo(measurement, ceilingMeasurement);
-    ops.push({
-      ...base,
-      status: "ok",
-      ...(note === "" ? {} : { note }),
-      measurement,
-      ...(ratio === undefined ? {} : { ratio }),
-    });
-    log(`${def.name}: ${summaryLine(measurement)}`);
-    if (!Number.isFinite(rosterCpu())) throw new Error(`Roster exited:\n${roster.tail().join("\n")}`);
-  }
+  const ops = await runOperations({
+    config,
+    ctx,
+    ceiling: ceilingMeasurement,
+    rosterCpu,
+    postgresCpu: postgres.read,
+    log,
+    assertAlive: () => {
+      if (!Number.isFinite(rosterCpu())) throw new Error(`Roster exited:\n${roster.tail().join("\n")}`);
+    },
+  });
 
   const webhook = config.ops.includes("webhook")
     ? await measureWebhook({
@@ -159,6 +128,10 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
     : ({ status: "skipped" } as const);
   if (webhook.status !== "skipped") log(`webhook: ${webhook.status === "ok" ? "measured" : webhook.reason}`);
 
+  // Measured again at the end: a drift between the two says the machine's load changed during the run.
+  const ceilingEnd = await ceiling.measure();
+  log(`ceiling (end): ${summaryLine(ceilingEnd)}`);
+
   const { databaseUrl: _omitted, ...shownConfig } = config;
   return {
     date,
@@ -175,6 +148,7 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
     loadAverage: { start: loadStart, end: loadavg() },
     seeding: { users: seedSummary(users), groups: seedSummary(groups) },
     ceiling: ceilingMeasurement,
+    ceilingEnd,
     ceilingNote: ceiling.note,
     ops,
     webhook,
@@ -207,49 +181,6 @@ function startRoster(databaseUrl: string, dataDir: string): Promise<StartedChild
   });
 }
 
-/** The in-run ceiling: same client settings against one primary-key SELECT behind a bare Fastify route. */
-async function measureCeiling(
-  config: BenchConfig,
-  databaseUrl: string,
-  organizationId: string,
-  users: SeedResult,
-  cleanup: Cleanup,
-  postgresCpu: CpuReader,
-): Promise<{ measurement: Measurement; note: string }> {
-  const ceiling = await startChild({
-    name: "ceiling app",
-    script: "bench/ceiling/server.ts",
-    cwd: ROOT,
-    env: { ...process.env, BENCH_CEILING_DATABASE_URL: databaseUrl },
-    urlFrom: (line) => /ceiling listening at (http:\/\/\S+)/.exec(line)?.[1],
-    startTimeoutMs: 60_000,
-  });
-  cleanup.add("ceiling app", () => ceiling.stop());
-  const seeded = users.created;
-  const next =
-    seeded.length > 0
-      ? (n: number) => ({ method: "GET" as const, path: `/identities/${pick(seeded, n).id}` })
-      : () => ({ method: "GET" as const, path: `/organizations/${organizationId}` });
-  const measurement = await measure({
-    endpoint: { origin: ceiling.url, headers: {} },
-    connections: config.connections,
-    warmupMs: config.warmupMs,
-    durationMs: config.durationMs,
-    next,
-    serverCpu: () => processCpuMs(ceiling.pid),
-    postgresCpu,
-  });
-  await ceiling.stop();
-  log(`ceiling: ${summaryLine(measurement)}`);
-  const table = seeded.length > 0 ? "identities" : "organizations (no user seeded)";
-  return { measurement, note: `bare Fastify + one PK SELECT on ${table}; CPU column = the ceiling app` };
-}
-
-function targetOf(name: string): { targetPerSecond?: number } {
-  const target = TARGETS[name];
-  return target === undefined ? {} : { targetPerSecond: target };
-}
-
 function seedLine(what: string, s: SeedResult): string {
   if (s.unavailable !== undefined) return `${what}: unavailable (${s.unavailable})`;
   const rate = s.ms > 0 ? ` at ${((s.created.length * 1000) / s.ms).toFixed(0)}/s` : "";
@@ -265,13 +196,6 @@ function seedSummary(s: SeedResult): Record<string, unknown> {
     ...(s.unavailable === undefined ? {} : { unavailable: s.unavailable }),
     ...(s.firstFailure === undefined ? {} : { firstFailure: s.firstFailure }),
   };
-}
-
-function summaryLine(m: Measurement): string {
-  return (
-    `${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, ` +
-    `${m.errors} errors${m.errorSamples.length > 0 ? ` (${m.errorSamples[0]})` : ""}`
-  );
 }
 
 main().catch((e: unknown) => {

@@ -34,7 +34,10 @@ export interface BenchReport {
   readonly postgresCpuScope: string;
   readonly loadAverage: { readonly start: number[]; readonly end: number[] };
   readonly seeding: Record<string, unknown>;
+  /** The ceiling measured before the operations (every ratio is to this one)… */
   readonly ceiling: Measurement | undefined;
+  /** …and after them: a drift between the two says the machine's load changed during the run. */
+  readonly ceilingEnd: Measurement | undefined;
   readonly ceilingNote: string;
   readonly ops: OpReport[];
   readonly webhook: WebhookResult | { status: "skipped" };

@@ -59,6 +59,7 @@ export function formatTable(report: BenchReport): string {
     rows.push(row("webhook: PATCH, no hook", webhook.without, ceiling));
     rows.push(row("webhook: PATCH, hooked", webhook.with, ceiling));
   }
+  if (report.ceilingEnd !== undefined) rows.push(row("ceiling (end of run)", report.ceilingEnd, ceiling));
   const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   const lines = rows.map((r) =>
     r
