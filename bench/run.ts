@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type StartedChild, rosterUrlFrom, startChild, waitReady } from "./lib/child.js";
 import { startCeiling } from "./lib/ceiling.js";
-import { Cleanup, stopOnSignals } from "./lib/cleanup.js";
+import { Cleanup, keepSignalListeners, stopOnSignals } from "./lib/cleanup.js";
 import { type BenchConfig, BenchConfigError, loadBenchConfig } from "./lib/config.js";
 import { type CpuReader, postgresCpuReader, processCpuMs } from "./lib/cpu.js";
 import { type Endpoint, openPool } from "./lib/http.js";
@@ -30,7 +30,7 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 async function main(): Promise<void> {
   const config = loadBenchConfig(process.env);
   const cleanup = new Cleanup();
-  stopOnSignals(cleanup, () => {});
+  stopOnSignals(cleanup);
   const watchdog = setTimeout(() => {
     log(`the run exceeded ${RUN_LIMIT_MS / 60_000} minutes: stopping everything`);
     void cleanup.run().finally(() => process.exit(124));
@@ -50,9 +50,7 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
   const date = new Date().toISOString();
   const loadStart = loadavg();
 
-  const database = await startDatabase(config.databaseUrl, cleanup);
-  // startEmbedded strips signal listeners: put Ctrl-C handling back.
-  stopOnSignals(cleanup, () => {});
+  const database = await keepSignalListeners(() => startDatabase(config.databaseUrl, cleanup));
   log(`PostgreSQL: ${database.description}`);
 
   const dataDir = await mkdtemp(join(tmpdir(), "roster-bench-"));

@@ -26,17 +26,38 @@ export class Cleanup {
   }
 }
 
+const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
 /**
- * SIGINT/SIGTERM (Ctrl-C) stop everything, then exit. Call it again after anything that strips signal listeners
- * (startEmbedded removes them).
+ * SIGINT/SIGTERM (Ctrl-C) stop everything, then exit. Other listeners stay: under the `tsx` CLI a hidden one
+ * reports the signal to the parent process, which otherwise SIGKILLs this one 30 ms later, before it cleaned up.
  */
-export function stopOnSignals(cleanup: Cleanup, onSignal: () => void): void {
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.removeAllListeners(signal);
-    process.once(signal, () => {
+export function stopOnSignals(cleanup: Cleanup): void {
+  let stopping = false;
+  for (const signal of SIGNALS) {
+    process.on(signal, () => {
+      if (stopping) {
+        process.stderr.write(`bench: ${signal}: still stopping what it started\n`);
+        return;
+      }
+      stopping = true;
       process.stderr.write(`\nbench: ${signal}: stopping everything it started\n`);
-      onSignal();
       void cleanup.run().finally(() => process.exit(130));
     });
+  }
+}
+
+/** Puts back the signal listeners `task` removes (startEmbedded strips them all, ours and tsx's included). */
+export async function keepSignalListeners<T>(task: () => Promise<T>): Promise<T> {
+  const saved = SIGNALS.map((signal) => ({ signal, listeners: process.rawListeners(signal) }));
+  try {
+    return await task();
+  } finally {
+    for (const { signal, listeners } of saved) {
+      const present = new Set(process.rawListeners(signal));
+      for (const listener of listeners) {
+        if (!present.has(listener)) process.on(signal, listener as (signal: NodeJS.Signals) => void);
+      }
+    }
   }
 }
