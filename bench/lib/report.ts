@@ -34,13 +34,18 @@ export interface BenchReport {
   readonly postgresCpuScope: string;
   readonly loadAverage: { readonly start: number[]; readonly end: number[] };
   readonly seeding: Record<string, unknown>;
-  /** The ceiling measured before the operations (every ratio is to this one)… */
-  readonly ceiling: Measurement | undefined;
-  /** …and after them: a drift between the two says the machine's load changed during the run. */
-  readonly ceilingEnd: Measurement | undefined;
+  /**
+   * The ceiling, measured before the operations and after them (a drift between the two says the machine's load
+   * changed during the run); every ratio is to the better of the two, `ceiling`.
+   */
+  readonly ceilingStart: Measurement;
+  readonly ceilingEnd: Measurement;
+  readonly ceiling: Measurement;
   readonly ceilingNote: string;
   readonly ops: OpReport[];
   readonly webhook: WebhookResult | { status: "skipped" };
+  /** The webhook phases' figures ÷ the ceiling's. */
+  readonly webhookRatios?: { readonly without: Ratios | undefined; readonly with: Ratios | undefined };
   readonly rosterErrorLines: string[];
   readonly totalSeconds: number;
 }
@@ -57,6 +62,16 @@ export const TARGETS: Readonly<Record<string, number>> = {
 };
 
 export const WEBHOOK_TARGETS = { eventsPerSecond: 2000, addedP99Ms: 5 };
+
+/** The better of the two ceiling measurements (more req/s): the machine's best this run. */
+export function betterCeiling(start: Measurement, end: Measurement): Measurement {
+  return end.requestsPerSecond > start.requestsPerSecond ? end : start;
+}
+
+export function withRatio(op: OpReport, ceiling: Measurement): OpReport {
+  const ratio = op.measurement === undefined ? undefined : ratiosTo(op.measurement, ceiling);
+  return ratio === undefined ? op : { ...op, ratio };
+}
 
 export function ratiosTo(m: Measurement, ceiling: Measurement | undefined): Ratios | undefined {
   if (ceiling === undefined || ceiling.requests === 0) return undefined;

@@ -3,13 +3,12 @@ import type { CpuReader } from "./cpu.js";
 import { describeReply, send } from "./http.js";
 import { type Measurement, measure } from "./measure.js";
 import { OPERATIONS, type OpContext } from "./ops.js";
-import { type OpReport, ratiosTo, TARGETS } from "./report.js";
+import { type OpReport, TARGETS } from "./report.js";
 import { isMissingEndpoint } from "./seed.js";
 
 export interface RunOpsOptions {
   readonly config: BenchConfig;
   readonly ctx: OpContext;
-  readonly ceiling: Measurement | undefined;
   readonly rosterCpu: CpuReader;
   readonly postgresCpu: CpuReader;
   readonly log: (line: string) => void;
@@ -66,14 +65,7 @@ export async function runOperations(o: RunOpsOptions): Promise<OpReport[]> {
       serverCpu: o.rosterCpu,
       postgresCpu: o.postgresCpu,
     });
-    const ratio = ratiosTo(measurement, o.ceiling);
-    reports.push({
-      ...base,
-      status: "ok",
-      ...(note === "" ? {} : { note }),
-      measurement,
-      ...(ratio === undefined ? {} : { ratio }),
-    });
+    reports.push({ ...base, status: "ok", ...(note === "" ? {} : { note }), measurement });
     o.log(`${def.name}: ${summaryLine(measurement)}`);
     o.assertAlive();
   }

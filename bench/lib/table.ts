@@ -20,7 +20,7 @@ const fixed = (v: number, digits: number): string => (Number.isFinite(v) ? v.toF
 const pct = (v: number | undefined): string =>
   v === undefined || !Number.isFinite(v) ? "–" : `${(v * 100).toFixed(0)}%`;
 
-function row(name: string, m: Measurement, ceiling: Measurement | undefined, target?: number, note = ""): string[] {
+function row(name: string, m: Measurement, ceiling: Measurement, target?: number, note = ""): string[] {
   const ratio = ratiosTo(m, ceiling);
   const met = target === undefined ? "" : `${target} ${m.requestsPerSecond >= target ? "✓" : "✗"}`;
   return [
@@ -39,7 +39,7 @@ function row(name: string, m: Measurement, ceiling: Measurement | undefined, tar
   ];
 }
 
-function opRows(op: OpReport, ceiling: Measurement | undefined): string[][] {
+function opRows(op: OpReport, ceiling: Measurement): string[][] {
   if (op.measurement === undefined) {
     return [[op.name, "unavailable", "", "", "", "", "", "", "", "", "", op.reason ?? ""]];
   }
@@ -50,16 +50,15 @@ function opRows(op: OpReport, ceiling: Measurement | undefined): string[][] {
 export function formatTable(report: BenchReport): string {
   const ceiling = report.ceiling;
   const rows: string[][] = [HEADER];
-  if (ceiling !== undefined) {
-    rows.push(row("ceiling", ceiling, ceiling, undefined, report.ceilingNote));
-  }
+  const reference = (m: Measurement) => (m === ceiling ? `${report.ceilingNote}; the reference` : report.ceilingNote);
+  rows.push(row("ceiling (start)", report.ceilingStart, ceiling, undefined, reference(report.ceilingStart)));
   for (const op of report.ops) rows.push(...opRows(op, ceiling));
   const webhook = report.webhook;
   if (webhook.status === "ok") {
     rows.push(row("webhook: PATCH, no hook", webhook.without, ceiling));
     rows.push(row("webhook: PATCH, hooked", webhook.with, ceiling));
   }
-  if (report.ceilingEnd !== undefined) rows.push(row("ceiling (end of run)", report.ceilingEnd, ceiling));
+  rows.push(row("ceiling (end)", report.ceilingEnd, ceiling, undefined, reference(report.ceilingEnd)));
   const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   const lines = rows.map((r) =>
     r
