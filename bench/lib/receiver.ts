@@ -77,3 +77,15 @@ function eventKind(body: string): string {
   }
   return "unknown";
 }
+
+/** Waits until no delivery arrived for one second (at most `limitMs`), so one phase's events don't count in the next. */
+export async function waitQuiet(receiver: WebhookReceiver, limitMs: number): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  let last = receiver.counts().deliveries;
+  while (performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = receiver.counts().deliveries;
+    if (now === last) return;
+    last = now;
+  }
+}

@@ -70,16 +70,24 @@ export function formatTable(report: BenchReport): string {
 
   lines.push("");
   if (webhook.status === "ok") {
-    const okRate = webhook.eventsPerSecond >= WEBHOOK_TARGETS.eventsPerSecond ? "✓" : "✗";
     const okP99 = webhook.addedP99Ms < WEBHOOK_TARGETS.addedP99Ms ? "✓" : "✗";
     lines.push(
-      `webhook dispatch: ${fixed(webhook.eventsPerSecond, 0)} events/s (target ${WEBHOOK_TARGETS.eventsPerSecond} ${okRate}); ` +
-        `${webhook.deliveries} deliveries for ${webhook.writes} writes, last one ${fixed(webhook.drainMs, 0)} ms ` +
-        `after the writes ended; added p99 on a write ${fixed(webhook.addedP99Ms, 2)} ms ` +
-        `(target < ${WEBHOOK_TARGETS.addedP99Ms} ${okP99})`,
+      `webhook, PATCH with vs without a webhook: added p99 ${fixed(webhook.addedP99Ms, 2)} ms ` +
+        `(target < ${WEBHOOK_TARGETS.addedP99Ms} ${okP99}); ${webhook.deliveries} deliveries for ${webhook.writes} ` +
+        `writes at ${fixed(webhook.eventsPerSecond, 0)} events/s, the last ${fixed(webhook.drainMs, 0)} ms after ` +
+        "the writes ended",
     );
-    if (webhook.deliveriesWithoutWebhook > 0) {
-      lines.push(`  warning: ${webhook.deliveriesWithoutWebhook} deliveries while writing without a webhook`);
+    const burst = webhook.burst;
+    if ("unavailable" in burst) lines.push(`webhook dispatch burst: unavailable (${burst.unavailable})`);
+    else {
+      const okRate = burst.eventsPerSecond >= WEBHOOK_TARGETS.eventsPerSecond ? "✓" : "✗";
+      lines.push(
+        `webhook dispatch: ${fixed(burst.eventsPerSecond, 0)} events/s (target ${WEBHOOK_TARGETS.eventsPerSecond} ` +
+          `${okRate}) draining ${burst.deliveries} deliveries for ${burst.membersAdded} members added by ` +
+          `${burst.ok}/${burst.requests} group PATCHes in ${fixed(burst.writeMs, 0)} ms; the last delivery ` +
+          `${fixed(burst.drainMs, 0)} ms after the writes${burst.cutShort ? " (cut short at the time limit)" : ""}` +
+          `${burst.firstError === undefined ? "" : `; first error ${burst.firstError}`}`,
+      );
     }
   } else if (webhook.status === "unavailable") {
     lines.push(`webhook dispatch: unavailable (${webhook.reason})`);

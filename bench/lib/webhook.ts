@@ -3,7 +3,8 @@ import type { CpuReader } from "./cpu.js";
 import { describeReply, send } from "./http.js";
 import { type Measurement, measure } from "./measure.js";
 import { pick } from "./ops.js";
-import type { ReceiverCounts, WebhookReceiver } from "./receiver.js";
+import { type ReceiverCounts, type WebhookReceiver, waitQuiet } from "./receiver.js";
+import { type BurstResult, membershipBurst } from "./webhook-burst.js";
 import { patchUser, type ScimTarget } from "./scim.js";
 import { isMissingEndpoint, type Seeded } from "./seed.js";
 
@@ -34,12 +35,14 @@ export type WebhookResult =
       readonly deliveries: number;
       readonly distinctIds: number;
       readonly events: Record<string, number>;
-      /** Deliveries over the time from the first to the last one. */
+      /** Deliveries from the first to the last one, per second; bounded by the write rate when drainMs is small. */
       readonly eventsPerSecond: number;
       /** How long after the last write the last delivery arrived. */
       readonly drainMs: number;
       /** Deliveries seen while writing through the client without a webhook (should be 0). */
       readonly deliveriesWithoutWebhook: number;
+      /** The dispatcher's drain rate under a backlog of membership events. */
+      readonly burst: BurstResult | { readonly unavailable: string };
     };
 
 const PROBE_WAIT_MS = 5_000;
@@ -59,7 +62,7 @@ export async function measureWebhook(o: WebhookOptions): Promise<WebhookResult> 
   if (!(await waitFor(() => o.receiver.counts().deliveries > 0, PROBE_WAIT_MS))) {
     return { status: "unavailable", reason: `no delivery within ${PROBE_WAIT_MS / 1000} s of a write` };
   }
-  await settle(o.receiver);
+  await waitQuiet(o.receiver, 30_000);
   o.receiver.reset();
 
   const run = (target: ScimTarget, offset: number) =>
@@ -73,7 +76,7 @@ export async function measureWebhook(o: WebhookOptions): Promise<WebhookResult> 
       postgresCpu: o.postgresCpu,
     });
   const without = await run(o.plain, 10_000_000);
-  await settle(o.receiver);
+  await waitQuiet(o.receiver, 30_000);
   const deliveriesWithoutWebhook = o.receiver.counts().deliveries;
   o.receiver.reset();
 
@@ -82,6 +85,8 @@ export async function measureWebhook(o: WebhookOptions): Promise<WebhookResult> 
   const writes = withHook.okTotal;
   await waitFor(() => o.receiver.counts().deliveries >= writes, DRAIN_LIMIT_MS, o.receiver);
   const counts = o.receiver.counts();
+  await waitQuiet(o.receiver, 30_000);
+  const burst = await membershipBurst(o.pool, o.hooked, o.receiver, o.users, o.connections);
   return {
     status: "ok",
     without,
@@ -94,6 +99,7 @@ export async function measureWebhook(o: WebhookOptions): Promise<WebhookResult> 
     eventsPerSecond: rate(counts),
     drainMs: counts.lastAt === undefined ? Number.NaN : Math.max(0, counts.lastAt - writesEnded),
     deliveriesWithoutWebhook,
+    burst,
   };
 }
 
@@ -122,16 +128,4 @@ async function waitFor(done: () => boolean, limitMs: number, receiver?: WebhookR
     }
   }
   return done();
-}
-
-/** Waits until no delivery arrived for one second (bounded), so one phase's events don't count in the next. */
-async function settle(receiver: WebhookReceiver): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  let last = receiver.counts().deliveries;
-  while (performance.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 1000));
-    const now = receiver.counts().deliveries;
-    if (now === last) return;
-    last = now;
-  }
 }
