@@ -16,6 +16,7 @@ import { createOrganization, createScimClient } from "./lib/scim.js";
 import { type SeedResult, seedGroups, seedUsers } from "./lib/seed.js";
 import { runOperations, summaryLine } from "./lib/run-ops.js";
 import { formatTable } from "./lib/table.js";
+import { checkTargets } from "./lib/targets.js";
 import { measureWebhook } from "./lib/webhook.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -156,6 +157,7 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
     ...(webhook.status === "ok"
       ? { webhookRatios: { without: ratiosTo(webhook.without, reference), with: ratiosTo(webhook.with, reference) } }
       : {}),
+    targets: checkTargets(ops, reference, webhook),
     rosterErrorLines: roster.errorLines(),
     totalSeconds: (performance.now() - startedAt) / 1000,
   };

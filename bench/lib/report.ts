@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BenchConfig } from "./config.js";
 import type { Measurement } from "./measure.js";
+import type { TargetCheck } from "./targets.js";
 import type { WebhookResult } from "./webhook.js";
 
 export interface Ratios {
@@ -46,6 +47,7 @@ export interface BenchReport {
   readonly webhook: WebhookResult | { status: "skipped" };
   /** The webhook phases' figures ÷ the ceiling's. */
   readonly webhookRatios?: { readonly without: Ratios | undefined; readonly with: Ratios | undefined };
+  readonly targets: TargetCheck[];
   readonly rosterErrorLines: string[];
   readonly totalSeconds: number;
 }

@@ -1,5 +1,6 @@
 import type { Measurement } from "./measure.js";
 import { type BenchReport, type OpReport, ratiosTo, WEBHOOK_TARGETS } from "./report.js";
+import { formatTargets } from "./targets.js";
 
 const HEADER = [
   "operation",
@@ -93,6 +94,7 @@ export function formatTable(report: BenchReport): string {
   } else if (webhook.status === "unavailable") {
     lines.push(`webhook dispatch: unavailable (${webhook.reason})`);
   }
+  lines.push("", ...formatTargets(report.targets), "");
   const la = (v: number[]) => v.map((x) => x.toFixed(2)).join(" ");
   lines.push(`load average: start ${la(report.loadAverage.start)}, end ${la(report.loadAverage.end)}`);
   lines.push(
