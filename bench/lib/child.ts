@@ -38,9 +38,17 @@ export async function startChild(options: ChildOptions): Promise<StartedChild> {
   const lines: string[] = [];
   const errors: string[] = [];
   let exited = false;
+  let stopping = false;
   const exit = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  void exit.then(() => {
+  child.once("exit", (code, signal) => {
     exited = true;
+    // An exit nobody asked for explains the socket errors that follow it.
+    if (!stopping) {
+      process.stderr.write(
+        `bench: ${options.name} (pid ${pid}) exited unexpectedly (${signal ?? code}); its last lines:\n` +
+          `${lines.join("\n")}\n`,
+      );
+    }
   });
 
   const url = await new Promise<string>((resolve, reject) => {
@@ -64,6 +72,7 @@ export async function startChild(options: ChildOptions): Promise<StartedChild> {
       reject(new Error(`${options.name} exited (${signal ?? code}) before it was ready:\n${lines.join("\n")}`));
     });
   }).catch(async (e: unknown) => {
+    stopping = true;
     await stopChild(child, exit, () => exited);
     throw e;
   });
@@ -73,7 +82,10 @@ export async function startChild(options: ChildOptions): Promise<StartedChild> {
     url,
     tail: () => [...lines],
     errorLines: () => [...errors],
-    stop: () => stopChild(child, exit, () => exited),
+    stop: () => {
+      stopping = true;
+      return stopChild(child, exit, () => exited);
+    },
   };
 }
 
