@@ -94,7 +94,8 @@ export function formatTable(report: BenchReport): string {
   } else if (webhook.status === "unavailable") {
     lines.push(`webhook dispatch: unavailable (${webhook.reason})`);
   }
-  lines.push("", ...formatTargets(report.targets), "");
+  if (lines[lines.length - 1] !== "") lines.push("");
+  lines.push(...formatTargets(report.targets), "");
   const la = (v: number[]) => v.map((x) => x.toFixed(2)).join(" ");
   lines.push(`load average: start ${la(report.loadAverage.start)}, end ${la(report.loadAverage.end)}`);
   lines.push(
