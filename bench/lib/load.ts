@@ -1,0 +1,113 @@
+import { openPool, type Endpoint, type RequestSpec, requestOptions } from "./http.js";
+import { type LatencySummary, summarize } from "./stats.js";
+
+export interface LoadOptions {
+  readonly endpoint: Endpoint;
+  readonly connections: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  /** The n-th request of the run (warm-up included): each call should target a different resource. */
+  readonly next: (n: number) => RequestSpec;
+  /** Called (synchronously) when the measured window opens and closes: CPU snapshots. */
+  readonly onWindow?: (edge: "start" | "end") => void;
+}
+
+export interface LoadResult extends LatencySummary {
+  /** Responses completed inside the measured window, errors included. */
+  readonly requests: number;
+  readonly requestsPerSecond: number;
+  /** Non-2xx answers and socket errors inside the window. */
+  readonly errors: number;
+  readonly statusCounts: Record<string, number>;
+  /** Up to five distinct error descriptions (status or socket error) with the first body seen. */
+  readonly errorSamples: string[];
+  /** 2xx answers over the whole run, warm-up and in-flight stragglers included (writes that really happened). */
+  readonly okTotal: number;
+  readonly windowMs: number;
+  readonly bytesRead: number;
+}
+
+/**
+ * A closed loop: `connections` workers, each sending its next request as soon as the previous answer is read in
+ * full. Only requests that start and complete inside the measured window count.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const pool = openPool(options.endpoint.origin, options.connections);
+  const latencies: number[] = [];
+  const statusCounts: Record<string, number> = {};
+  const errorSamples = new Map<string, string>();
+  let counter = 0;
+  let errors = 0;
+  let okTotal = 0;
+  let bytesRead = 0;
+
+  const t0 = performance.now();
+  const windowStart = t0 + options.warmupMs;
+  const windowEnd = windowStart + options.durationMs;
+  let windowOpen = false;
+  const openWindow = () => {
+    if (windowOpen) return;
+    windowOpen = true;
+    options.onWindow?.("start");
+  };
+  let windowClosed = false;
+  const closeWindow = () => {
+    if (windowClosed) return;
+    openWindow();
+    windowClosed = true;
+    options.onWindow?.("end");
+  };
+  const windowTimer = setTimeout(openWindow, options.warmupMs);
+  const closeTimer = setTimeout(closeWindow, options.warmupMs + options.durationMs);
+
+  const worker = async () => {
+    for (let now = performance.now(); now < windowEnd; now = performance.now()) {
+      const spec = options.next(counter++);
+      const started = performance.now();
+      let status: string;
+      let failed: boolean;
+      let sample = "";
+      try {
+        const res = await pool.request(requestOptions(options.endpoint, spec));
+        const body = Buffer.from(await res.body.arrayBuffer());
+        bytesRead += body.length;
+        status = String(res.statusCode);
+        failed = res.statusCode < 200 || res.statusCode > 299;
+        if (failed) sample = body.toString("utf8", 0, Math.min(body.length, 300));
+        else okTotal++;
+      } catch (e) {
+        status = `socket: ${e instanceof Error ? e.message : String(e)}`;
+        failed = true;
+      }
+      const ended = performance.now();
+      if (started < windowStart || ended > windowEnd) continue;
+      latencies.push(ended - started);
+      statusCounts[status] = (statusCounts[status] ?? 0) + 1;
+      if (failed) {
+        errors++;
+        if (errorSamples.size < 5 && !errorSamples.has(status)) errorSamples.set(status, sample);
+      }
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: options.connections }, worker));
+  } finally {
+    clearTimeout(windowTimer);
+    clearTimeout(closeTimer);
+    closeWindow();
+    await pool.close();
+  }
+  const windowMs = options.durationMs;
+  return {
+    ...summarize(latencies),
+    requests: latencies.length,
+    requestsPerSecond: (latencies.length * 1000) / windowMs,
+    errors,
+    statusCounts,
+    errorSamples: [...errorSamples].map(([status, body]) => (body === "" ? status : `${status}: ${body}`)),
+    okTotal,
+    windowMs,
+    bytesRead,
+  };
+}

@@ -1,0 +1,211 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type StartedChild, rosterUrlFrom, startChild, waitReady } from "./lib/child.js";
+import { startCeiling } from "./lib/ceiling.js";
+import { Cleanup, keepSignalListeners, stopOnSignals } from "./lib/cleanup.js";
+import { type BenchConfig, BenchConfigError, loadBenchConfig } from "./lib/config.js";
+import { type CpuReader, postgresCpuReader, processCpuMs } from "./lib/cpu.js";
+import { type Endpoint, openPool } from "./lib/http.js";
+import type { OpContext } from "./lib/ops.js";
+import { startDatabase } from "./lib/postgres.js";
+import { startReceiver } from "./lib/receiver.js";
+import { type BenchReport, betterCeiling, ratiosTo, withRatio, writeReport } from "./lib/report.js";
+import { createOrganization, createScimClient } from "./lib/scim.js";
+import { type SeedResult, seedGroups, seedUsers } from "./lib/seed.js";
+import { runOperations, summaryLine } from "./lib/run-ops.js";
+import { formatTable } from "./lib/table.js";
+import { checkTargets } from "./lib/targets.js";
+import { measureWebhook } from "./lib/webhook.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const RESULTS_DIR = join(ROOT, "bench", "results");
+const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
+const SECRETS = "bench-cursor-and-box-key-0123456789abcdef0123456789";
+/** Hard bound on a run: whatever happens, everything is stopped by then. */
+const RUN_LIMIT_MS = 20 * 60_000;
+const CEILING_FIRST_WARMUP_MS = 3_000;
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+async function main(): Promise<void> {
+  const config = loadBenchConfig(process.env);
+  const cleanup = new Cleanup();
+  stopOnSignals(cleanup);
+  const watchdog = setTimeout(() => {
+    log(`the run exceeded ${RUN_LIMIT_MS / 60_000} minutes: stopping everything`);
+    void cleanup.run().finally(() => process.exit(124));
+  }, RUN_LIMIT_MS);
+  try {
+    const report = await bench(config, cleanup);
+    process.stdout.write(`\n${formatTable(report)}\n`);
+    log(`results written to ${await writeReport(RESULTS_DIR, report)}`);
+  } finally {
+    clearTimeout(watchdog);
+    await cleanup.run();
+  }
+}
+
+async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport> {
+  const startedAt = performance.now();
+  const date = new Date().toISOString();
+  const loadStart = loadavg();
+
+  const database = await keepSignalListeners(() => startDatabase(config.databaseUrl, cleanup));
+  log(`PostgreSQL: ${database.description}`);
+
+  const dataDir = await mkdtemp(join(tmpdir(), "roster-bench-"));
+  cleanup.add("Roster data dir", () => rm(dataDir, { recursive: true, force: true }));
+  const roster = await startRoster(database.url, dataDir);
+  cleanup.add("Roster", () => roster.stop());
+  await waitReady(roster.url, 60_000);
+  log(`Roster ready at ${roster.url} (pid ${roster.pid})`);
+  const rosterCpu: CpuReader = () => processCpuMs(roster.pid);
+  const postgres = await postgresCpuReader(database.url);
+
+  const receiver = await startReceiver();
+  cleanup.add("webhook receiver", () => receiver.close());
+  const pool = openPool(roster.url, config.seedConcurrency + 4);
+  cleanup.add("set-up connections", () => pool.close());
+
+  const admin: Endpoint = {
+    origin: roster.url,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+  };
+  const organizationId = await createOrganization(pool, admin, "Bench");
+  const plain = await createScimClient(pool, admin, organizationId, "bench-scim-secret-plain");
+  const hooked = await createScimClient(pool, admin, organizationId, "bench-scim-secret-hooked", {
+    url: receiver.url,
+    secret: "bench-webhook-secret-0123456789abcdef",
+  });
+
+  log(`seeding ${config.users} users and ${config.groups} groups, ${config.seedConcurrency} in flight`);
+  const users = await seedUsers(pool, plain, config.users, config.seedConcurrency);
+  const groups = await seedGroups(pool, plain, config.groups, config.seedConcurrency);
+  log(`seeded ${seedLine("users", users)}; ${seedLine("groups", groups)}`);
+
+  const ceiling = await startCeiling(
+    { root: ROOT, config, databaseUrl: database.url, organizationId, users: users.created, postgresCpu: postgres.read },
+    cleanup,
+  );
+  // A longer warm-up the first time: JIT, and the app's PostgreSQL connections being opened.
+  const ceilingStart = await ceiling.measure(Math.max(config.warmupMs, CEILING_FIRST_WARMUP_MS));
+  log(`ceiling: ${summaryLine(ceilingStart)}`);
+
+  const ctx: OpContext = {
+    pool,
+    target: plain,
+    users: users.created,
+    groups: groups.created,
+    usersUnavailable: users.unavailable ?? (users.created.length === 0 ? "no user could be seeded" : undefined),
+    groupsUnavailable: groups.unavailable ?? (groups.created.length === 0 ? "no group could be seeded" : undefined),
+  };
+  const ops = await runOperations({
+    config,
+    ctx,
+    rosterCpu,
+    postgresCpu: postgres.read,
+    log,
+    assertAlive: () => {
+      if (!Number.isFinite(rosterCpu())) throw new Error(`Roster exited:\n${roster.tail().join("\n")}`);
+    },
+  });
+
+  const webhook = config.ops.includes("webhook")
+    ? await measureWebhook({
+        pool,
+        plain,
+        hooked,
+        receiver,
+        users: users.created,
+        connections: config.connections,
+        warmupMs: config.warmupMs,
+        durationMs: config.durationMs,
+        serverCpu: rosterCpu,
+        postgresCpu: postgres.read,
+      })
+    : ({ status: "skipped" } as const);
+  if (webhook.status !== "skipped") log(`webhook: ${webhook.status === "ok" ? "measured" : webhook.reason}`);
+
+  // Measured again at the end: a drift between the two says the machine's load changed during the run.
+  const ceilingEnd = await ceiling.measure();
+  log(`ceiling (end): ${summaryLine(ceilingEnd)}`);
+  const reference = betterCeiling(ceilingStart, ceilingEnd);
+
+  const { databaseUrl: _omitted, ...shownConfig } = config;
+  return {
+    date,
+    machine: {
+      nproc: cpus().length,
+      memoryMiB: Math.round(totalmem() / 2 ** 20),
+      cpu: cpus()[0]?.model ?? "unknown",
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+    },
+    config: shownConfig,
+    database: `PostgreSQL ${database.engine}: ${database.description}`,
+    postgresCpuScope: postgres.scope,
+    loadAverage: { start: loadStart, end: loadavg() },
+    seeding: { users: seedSummary(users), groups: seedSummary(groups) },
+    ceilingStart,
+    ceilingEnd,
+    ceiling: reference,
+    ceilingNote: ceiling.note,
+    ops: ops.map((op) => withRatio(op, reference)),
+    webhook,
+    ...(webhook.status === "ok"
+      ? { webhookRatios: { without: ratiosTo(webhook.without, reference), with: ratiosTo(webhook.with, reference) } }
+      : {}),
+    targets: checkTargets(ops, reference, webhook),
+    rosterErrorLines: roster.errorLines(),
+    totalSeconds: (performance.now() - startedAt) / 1000,
+  };
+}
+
+function startRoster(databaseUrl: string, dataDir: string): Promise<StartedChild> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("ROSTER_")) env[key] = value;
+  return startChild({
+    name: "Roster",
+    script: "src/server.ts",
+    cwd: ROOT,
+    env: {
+      ...env,
+      ROSTER_HOST: "127.0.0.1",
+      ROSTER_PORT: "0",
+      ROSTER_DATABASE_URL: databaseUrl,
+      ROSTER_DATA_DIR: dataDir,
+      ROSTER_ADMIN_TOKEN: ADMIN_TOKEN,
+      ROSTER_SECRETS: SECRETS,
+      ROSTER_LOG_LEVEL: "warn",
+      // Empty = unset for Roster, and keeps a .env file from setting it: the welcome line then names the real port.
+      ROSTER_PUBLIC_URL: "",
+    },
+    urlFrom: rosterUrlFrom,
+    startTimeoutMs: 120_000,
+  });
+}
+
+function seedLine(what: string, s: SeedResult): string {
+  if (s.unavailable !== undefined) return `${what}: unavailable (${s.unavailable})`;
+  const rate = s.ms > 0 ? ` at ${((s.created.length * 1000) / s.ms).toFixed(0)}/s` : "";
+  const failed = s.failures > 0 ? `, ${s.failures} failed (${s.firstFailure ?? "?"})` : "";
+  return `${s.created.length} ${what}${rate}${failed}`;
+}
+
+function seedSummary(s: SeedResult): Record<string, unknown> {
+  return {
+    created: s.created.length,
+    failures: s.failures,
+    seconds: s.ms / 1000,
+    ...(s.unavailable === undefined ? {} : { unavailable: s.unavailable }),
+    ...(s.firstFailure === undefined ? {} : { firstFailure: s.firstFailure }),
+  };
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof BenchConfigError) process.stderr.write(`bench: bad settings:\n${e.message}\n`);
+  else process.stderr.write(`bench: failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});
