@@ -166,6 +166,6 @@ async function prepareDeepCursor({ pool, target, users }: OpContext): Promise<Pr
   const shortOf = reached.length > 0 ? "" : ` (the chain ends before ${depth})`;
   return ready(
     (n) => listUsers(target, { count: String(PAGE), cursor: pick(chosen, n).cursor }),
-    `${chosen.length} cursors from depth ${first.at} of ${users.length}${shortOf}`,
+    `${chosen.length} cursor${chosen.length === 1 ? "" : "s"} from depth ${first.at} of ${users.length}${shortOf}`,
   );
 }
