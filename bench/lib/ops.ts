@@ -135,14 +135,16 @@ export const OPERATIONS: readonly OpDefinition[] = [
   },
 ];
 
-/** Walks the cursor chain once (cursors bind count, filter and attributes: same count as the measured request). */
+/**
+ * Walks the cursor chain once (cursors bind count, filter and attributes: same count as the measured request) and
+ * keeps ten cursors from depth ≥ 90 % of the users, or the deepest one when the chain ends before that depth.
+ */
 async function prepareDeepCursor({ pool, target, users }: OpContext): Promise<Preparation> {
   const depth = Math.ceil(users.length * 0.9);
   let seen = 0;
   let cursor = "";
-  const deep: string[] = [];
-  let deepAt = 0;
-  while (deep.length < DEEP_CURSORS) {
+  let deep: { cursor: string; at: number }[] = [];
+  for (;;) {
     const reply = await send(pool, target, listUsers(target, { count: String(PAGE), cursor }));
     if (reply.status < 200 || reply.status > 299) {
       return { kind: "unavailable", reason: `cursor walk at depth ${seen}: ${describeReply(reply)}` };
@@ -152,16 +154,18 @@ async function prepareDeepCursor({ pool, target, users }: OpContext): Promise<Pr
     const next = body.nextCursor;
     if (typeof next !== "string" || next === "") break;
     cursor = next;
-    if (seen >= depth) {
-      if (deep.length === 0) deepAt = seen;
-      deep.push(next);
-    }
+    deep.push({ cursor: next, at: seen });
+    // Below the target depth keep only the deepest cursors seen so far; past it, stop at ten.
+    if (seen < depth) deep = deep.slice(-DEEP_CURSORS);
+    else if (deep.filter((d) => d.at >= depth).length >= DEEP_CURSORS) break;
   }
-  if (deep.length === 0) {
-    return { kind: "unavailable", reason: `the cursor chain ended at depth ${seen}, before ${depth}` };
-  }
+  const reached = deep.filter((d) => d.at >= depth);
+  const chosen = reached.length > 0 ? reached : deep.slice(-1);
+  const first = chosen[0];
+  if (first === undefined) return { kind: "unavailable", reason: `the cursor chain has one page (${seen} users)` };
+  const shortOf = reached.length > 0 ? "" : ` (the chain ends before ${depth})`;
   return ready(
-    (n) => listUsers(target, { count: String(PAGE), cursor: pick(deep, n) }),
-    `${deep.length} cursors from depth ${deepAt} of ${users.length}`,
+    (n) => listUsers(target, { count: String(PAGE), cursor: pick(chosen, n).cursor }),
+    `${chosen.length} cursor${chosen.length === 1 ? "" : "s"} from depth ${first.at} of ${users.length}${shortOf}`,
   );
 }
