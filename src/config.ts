@@ -131,7 +131,12 @@ export function describeConfig(config: Config): Record<string, unknown> {
           : "embedded (memory:)",
     dataDir: config.dataDir,
     adminToken: config.adminToken === undefined ? "(generated on first start)" : "***",
-    secrets: config.secrets === undefined ? "(generated into the data dir)" : `${config.secrets.length} key(s), ***`,
+    secrets:
+      config.secrets !== undefined
+        ? `${config.secrets.length} key(s), ***`
+        : config.database.kind === "embedded" && !config.database.persistent
+          ? "(generated for this process)"
+          : "(generated into the data dir)",
     publicUrl: config.publicUrl ?? "(http://HOST:PORT)",
     logLevel: config.logLevel,
     webhookTimeoutMs: config.webhookTimeoutMs,
