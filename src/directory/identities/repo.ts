@@ -233,13 +233,28 @@ export async function listUsers(
     const rows = await q.select(userColumns("i", groups)).orderBy("i.id").limit(page.limit).execute();
     return { rows: rows as UserRow[] };
   }
-  const count = base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-  const rows =
-    page.limit === 0
-      ? Promise.resolve([])
-      : base.select(userColumns("i", groups)).orderBy("i.id").offset(page.offset).limit(page.limit).execute();
-  const [{ n }, list] = await Promise.all([count, rows]);
-  return { rows: list as UserRow[], total: Number(n) };
+  const count = base.select((eb) => eb.fn.countAll<number>().as("total"));
+  if (page.limit === 0) return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
+  // OFFSET walks startIndex-1 index entries: only the ids, in an index-only scan; the per-user subqueries (groups,
+  // manager) then run for the page's rows alone, not for every row OFFSET skips. The count rides along in the same
+  // statement (one round trip, one connection), joined so that it comes back even when the page is empty.
+  const ids = filtered(db, orgId, filter).select("i.id").orderBy("i.id").offset(page.offset).limit(page.limit);
+  const rows = db
+    .selectFrom("identities as i")
+    .select(userColumns("i", groups))
+    .where("i.organization_id", "=", orgId)
+    .where(sql<SqlBool>`i.id = any(array(${ids}))` as Expression<SqlBool>)
+    .orderBy("i.id");
+  const result = (await db
+    .selectFrom(count.as("c"))
+    .leftJoinLateral(rows.as("u"), (join) => join.onTrue())
+    .selectAll("u")
+    .select("c.total")
+    .orderBy("u.id")
+    .execute()) as (UserRow & { total: number; id: string | null })[];
+  const total = Number(result[0]?.total ?? 0);
+  const list = result.filter((r) => r.id !== null).map(({ total: _total, ...row }) => row as UserRow);
+  return { rows: list, total };
 }
 
 const identityColumns = [

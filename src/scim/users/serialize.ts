@@ -13,6 +13,9 @@ const ORDER = [
   ...(CORE?.attributes ?? []).map((a) => a.name),
   ...EXTENSIONS.map((s) => s.id),
 ];
+/** Each key's place in ORDER; keys without one are not returned. */
+const RANK = new Map(ORDER.map((key, i) => [key, i]));
+const byRank = (a: string, b: string): number => (RANK.get(a) ?? 0) - (RANK.get(b) ?? 0);
 
 export const userLocation = (baseUrl: string, id: string): string => `${baseUrl}/Users/${id}`;
 
@@ -21,19 +24,25 @@ export const userLocation = (baseUrl: string, id: string): string => `${baseUrl}
  * the manager's read-only displayName and `meta` — then the projection of RFC 7644 §3.9.
  */
 export function renderUser(user: StoredUser, baseUrl: string, projection: Projection): Json {
-  const doc: Json = { ...user.scim, id: user.id };
-  const enterprise = doc[ENTERPRISE_USER_SCHEMA];
+  // The stored document's own keys (a handful), sorted into ORDER: cheaper than probing every key ORDER names.
+  const scim = user.scim;
+  const own: Json = { id: user.id };
+  const enterprise = scim[ENTERPRISE_USER_SCHEMA];
   if (user.managerDisplayName !== null && isJson(enterprise) && isJson(enterprise.manager)) {
-    doc[ENTERPRISE_USER_SCHEMA] = {
+    own[ENTERPRISE_USER_SCHEMA] = {
       ...enterprise,
       manager: { ...enterprise.manager, displayName: user.managerDisplayName },
     };
   }
   if (user.groups !== undefined && user.groups.length > 0) {
-    doc.groups = user.groups.map((g) => ({ value: g.value, display: g.display, type: "direct" }));
+    own.groups = user.groups.map((g) => ({ value: g.value, display: g.display, type: "direct" }));
   }
+  const keys = Object.keys(own);
+  for (const key of Object.keys(scim))
+    if (!Object.hasOwn(own, key) && RANK.has(key) && scim[key] !== undefined) keys.push(key);
+  keys.sort(byRank);
   const out: Json = {};
-  for (const key of ORDER) if (doc[key] !== undefined) out[key] = doc[key];
+  for (const key of keys) out[key] = Object.hasOwn(own, key) ? own[key] : scim[key];
   out.meta = {
     resourceType: "User",
     created: user.createdAt.toISOString(),
