@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import { isUniqueViolation } from "../../storage/errors.js";
+import { executePrepared } from "../../storage/prepared.js";
 import type { Database, DirectoryGroupsTable } from "../../storage/schema.js";
 import { GroupError } from "./errors.js";
 import type { Group, GroupFilter, GroupPage } from "./types.js";
@@ -28,9 +29,10 @@ const translateUnique = (e: unknown, externalId: string | null): never => {
 
 /** `lock` takes the row for update, so concurrent changes of one group apply one after the other. */
 export async function findGroup(db: Executor, orgId: string, id: string, lock = false): Promise<Group | undefined> {
-  let query = db.selectFrom("directory_groups").selectAll().where("organization_id", "=", orgId).where("id", "=", id);
-  if (lock) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  const query = db.selectFrom("directory_groups").selectAll().where("organization_id", "=", orgId).where("id", "=", id);
+  // GET /Groups/{id} reads through a named prepared statement (storage/prepared.ts); the locking read of a write
+  // stays as it was.
+  const row = lock ? await query.forUpdate().executeTakeFirst() : (await executePrepared(db, query))[0];
   return row === undefined ? undefined : toGroup(row);
 }
 

@@ -1,5 +1,6 @@
 import { type Expression, type SqlBool, sql, type Transaction } from "kysely";
 import type { Db } from "../../storage/database.js";
+import { executePrepared } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import { ENTERPRISE_KEY, type Identifier } from "./document.js";
 import type { GroupRef, UserFilter, UserPage } from "./types.js";
@@ -50,13 +51,17 @@ const userColumns = (table: string, withGroups: boolean) => {
   return withGroups ? [...base, groupsOf(table)] : base;
 };
 
+/** GET /Users/{id}: a named prepared statement (see storage/prepared.ts), planned once per connection. */
 export async function findUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
-  return (await db
-    .selectFrom("identities as i")
-    .select(userColumns("i", groups))
-    .where("i.organization_id", "=", orgId)
-    .where("i.id", "=", id)
-    .executeTakeFirst()) as UserRow | undefined;
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom("identities as i")
+      .select(userColumns("i", groups))
+      .where("i.organization_id", "=", orgId)
+      .where("i.id", "=", id),
+  );
+  return rows[0] as UserRow | undefined;
 }
 
 export interface LockedUser extends UserRow {
@@ -219,7 +224,10 @@ function filtered(db: Executor, orgId: string, filter: UserFilter | undefined) {
   }
 }
 
-/** One list page (spec 4.6): offset = count + ordered OFFSET page; cursor = keyset on the id index. */
+/**
+ * One list page (spec 4.6): offset = count + ordered OFFSET page; cursor = keyset on the id index. Both run as named
+ * prepared statements (one per filter attribute and projection: a bounded set of shapes).
+ */
 export async function listUsers(
   db: Db,
   orgId: string,
@@ -230,7 +238,7 @@ export async function listUsers(
   const base = filtered(db, orgId, filter);
   if (page.kind === "cursor") {
     const q = page.afterId === undefined ? base : base.where("i.id", ">", page.afterId);
-    const rows = await q.select(userColumns("i", groups)).orderBy("i.id").limit(page.limit).execute();
+    const rows = await executePrepared(db, q.select(userColumns("i", groups)).orderBy("i.id").limit(page.limit));
     return { rows: rows as UserRow[] };
   }
   const count = base.select((eb) => eb.fn.countAll<number>().as("total"));
@@ -245,13 +253,15 @@ export async function listUsers(
     .where("i.organization_id", "=", orgId)
     .where(sql<SqlBool>`i.id = any(array(${ids}))` as Expression<SqlBool>)
     .orderBy("i.id");
-  const result = (await db
-    .selectFrom(count.as("c"))
-    .leftJoinLateral(rows.as("u"), (join) => join.onTrue())
-    .selectAll("u")
-    .select("c.total")
-    .orderBy("u.id")
-    .execute()) as (UserRow & { total: number; id: string | null })[];
+  const result = (await executePrepared(
+    db,
+    db
+      .selectFrom(count.as("c"))
+      .leftJoinLateral(rows.as("u"), (join) => join.onTrue())
+      .selectAll("u")
+      .select("c.total")
+      .orderBy("u.id"),
+  )) as (UserRow & { total: number; id: string | null })[];
   const total = Number(result[0]?.total ?? 0);
   const list = result.filter((r) => r.id !== null).map(({ total: _total, ...row }) => row as UserRow);
   return { rows: list, total };

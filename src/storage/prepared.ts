@@ -1,0 +1,48 @@
+import type { CompiledQuery, Kysely } from "kysely";
+import pg from "pg";
+
+/**
+ * Named prepared statements, opt-in per query, for the hottest reads: PostgreSQL parses and plans an unnamed
+ * statement on every execution, which for GET /Users/{id} (two correlated subqueries) costs four times its
+ * execution. A query the repository passes through `prepared()` is still built and run by Kysely, on the pool or
+ * inside a transaction alike; the pg client below recognises its SQL text and sends it with a stable name, so each
+ * connection parses it once and PostgreSQL may reuse its plan.
+ *
+ * Names are per SQL text (one query shape → one name, as pg requires), so the set is bounded by the query shapes
+ * the repositories build, never by the values; MAX_STATEMENTS guards against a shape that would vary regardless.
+ */
+const MAX_STATEMENTS = 200;
+const names = new Map<string, string>();
+
+/** Marks a compiled query's SQL text as a named prepared statement; returns the query to run with executeQuery. */
+export function prepared<R>(query: CompiledQuery<R>): CompiledQuery<R> {
+  if (!names.has(query.sql) && names.size < MAX_STATEMENTS) names.set(query.sql, `roster_${names.size + 1}`);
+  return query;
+}
+
+/** Builds and runs a Kysely query (on the pool or a transaction) as a named prepared statement; returns its rows. */
+export async function executePrepared<R>(
+  // biome-ignore lint/suspicious/noExplicitAny: any database: only executeQuery is used.
+  db: Kysely<any>,
+  query: { compile(): CompiledQuery<R> },
+): Promise<R[]> {
+  return (await db.executeQuery(prepared(query.compile()))).rows;
+}
+
+/** The statement name for this SQL text, when it was marked. */
+export const statementName = (sql: string): string | undefined => names.get(sql);
+
+type QueryArgs = Parameters<pg.Client["query"]>;
+
+/** A pg client that sends the marked SQL texts as named statements (pg caches them per connection). */
+export class PreparingClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query() is a dozen overloads; this forwards all of them.
+  override query(...args: any[]): any {
+    const [text, values] = args as [unknown, unknown];
+    if (typeof text === "string" && Array.isArray(values) && args.length === 2) {
+      const name = names.get(text);
+      if (name !== undefined) return super.query({ name, text, values });
+    }
+    return (super.query as (...a: QueryArgs) => unknown)(...(args as QueryArgs));
+  }
+}
