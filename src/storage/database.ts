@@ -10,6 +10,13 @@ export interface DatabaseOptions {
   /** A schema to work in (tests use a fresh one per file); default: the server's search_path. */
   readonly schema?: string | undefined;
   readonly poolSize?: number | undefined;
+  /**
+   * `false`: every session runs with `synchronous_commit = off` — a commit returns before its WAL is flushed, so a
+   * crash may lose the last few hundred milliseconds of commits (never corrupting anything). Only for writes whose
+   * loss is harmless: the webhook dispatcher's bookkeeping (docs/webhooks.md). Never for SCIM changes or their
+   * outbox rows. Default: synchronous.
+   */
+  readonly synchronousCommit?: boolean | undefined;
 }
 
 export interface OpenDatabase {
@@ -27,7 +34,7 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     connectionString: options.url,
     max: options.poolSize ?? 20,
     idleTimeoutMillis: 30_000,
-    ...(options.schema === undefined ? {} : { options: `-c search_path=${quoteIdent(options.schema)}` }),
+    ...(sessionOptions(options) === "" ? {} : { options: sessionOptions(options) }),
   });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
@@ -37,6 +44,13 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     pool,
     close: () => db.destroy(),
   };
+}
+
+function sessionOptions(options: DatabaseOptions): string {
+  const parts: string[] = [];
+  if (options.schema !== undefined) parts.push(`-c search_path=${quoteIdent(options.schema)}`);
+  if (options.synchronousCommit === false) parts.push("-c synchronous_commit=off");
+  return parts.join(" ");
 }
 
 export async function migrate(db: Db, schema?: string): Promise<MigrationResultSet> {

@@ -4,10 +4,12 @@ import { attemptId } from "./attempt-id.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
 import type { AttemptRecord, EventLog } from "./event-log.js";
-import { type ClaimedEvent, claimDue, completeClaimed } from "./outbox-repo.js";
+import { type ClaimedEvent, claimDue, completeClaimed, releaseClaimed } from "./outbox-repo.js";
 import type { DeliveryResult, WebhookSender } from "./sender.js";
 
 export const DEFAULT_CONCURRENCY = 64;
+/** Events of one resource claimed together and sent back to back (the head of its key and those after it). */
+export const DEFAULT_CHAIN = 32;
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** A lease outlives the request timeout by this much before another dispatcher may take the event over. */
 export const LEASE_MARGIN_MS = 30_000;
@@ -30,6 +32,8 @@ export interface DispatcherOptions {
   readonly retentionDays: number;
   /** Deliveries in flight at once, across resources (one per resource at a time). */
   readonly concurrency?: number;
+  /** Up to this many pending events of one resource are claimed at once and sent one after the other. */
+  readonly chain?: number;
   /** How often an idle dispatcher looks for events committed by other instances. */
   readonly pollIntervalMs?: number;
 }
@@ -54,6 +58,7 @@ interface Completion {
 export class WebhookDispatcher {
   readonly #o: DispatcherOptions;
   readonly #concurrency: number;
+  readonly #chain: number;
   readonly #pollMs: number;
   readonly #inFlight = new Set<Promise<void>>();
   #completions: Completion[] = [];
@@ -67,6 +72,7 @@ export class WebhookDispatcher {
   constructor(options: DispatcherOptions) {
     this.#o = options;
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.#chain = options.chain ?? DEFAULT_CHAIN;
     this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   }
 
@@ -96,10 +102,13 @@ export class WebhookDispatcher {
     this.#loop = undefined;
   }
 
-  /** Claims one batch (up to `concurrency`), delivers it and records the attempts; returns how many it claimed. */
+  /**
+   * Claims one batch (up to `concurrency` resources, up to `chain` events each), delivers it and records the
+   * attempts; returns how many events it claimed.
+   */
   async runOnce(): Promise<number> {
     const claimed = await this.#claim(this.#concurrency);
-    await Promise.all(claimed.map((e) => this.#deliver(e)));
+    await Promise.all(chainsOf(claimed).map((c) => this.#deliverChain(c)));
     return claimed.length;
   }
 
@@ -123,9 +132,9 @@ export class WebhookDispatcher {
         const free = this.#concurrency - this.#inFlight.size;
         // Claims are commits: wait for a quarter of the slots to free up rather than claim one row at a time.
         if (free > 0 && (free >= this.#concurrency / 4 || this.#inFlight.size === 0)) {
-          const claimed = await this.#claim(free);
-          for (const event of claimed) this.#track(this.#deliver(event));
-          if (claimed.length === free) continue;
+          const chains = chainsOf(await this.#claim(free));
+          for (const chain of chains) this.#track(this.#deliverChain(chain));
+          if (chains.length === free) continue;
         }
       } catch (e) {
         this.#o.logger.error({ err: e }, "webhook dispatcher: claiming failed; retrying after the poll interval");
@@ -175,11 +184,32 @@ export class WebhookDispatcher {
       limit,
       now,
       leaseUntil: new Date(now.getTime() + this.#o.timeoutMs + LEASE_MARGIN_MS),
+      chain: this.#chain,
+      leaseStepMs: this.#o.timeoutMs,
       claimToken: randomBytes(12).toString("base64url"),
     });
   }
 
-  async #deliver(event: ClaimedEvent): Promise<void> {
+  /**
+   * One resource's claimed events, in order: each is sent once the one before it was answered; their attempts are
+   * recorded by the group commit meanwhile. On shutdown the events not yet sent are released at once.
+   */
+  async #deliverChain(events: readonly ClaimedEvent[]): Promise<void> {
+    const recorded: Promise<void>[] = [];
+    for (const [i, event] of events.entries()) {
+      if (this.#stopping && i > 0) {
+        await releaseClaimed(this.#o.db, events.slice(i)).catch((e: unknown) => {
+          this.#o.logger.error({ err: e }, "webhook dispatcher: releasing claimed events failed (lease applies)");
+        });
+        break;
+      }
+      recorded.push((await this.#deliver(event)).recorded);
+    }
+    await Promise.all(recorded);
+  }
+
+  /** Sends one event; resolves once it is answered, with a promise that resolves once its attempt is recorded. */
+  async #deliver(event: ClaimedEvent): Promise<{ recorded: Promise<void> }> {
     const attemptedAt = this.#o.clock.now();
     const result = await this.#attempt(event, attemptedAt.getTime());
     if (!result.success) {
@@ -204,10 +234,11 @@ export class WebhookDispatcher {
           attempted_at: attemptedAt,
         }
       : null;
-    await new Promise<void>((resolve) => {
+    const recorded = new Promise<void>((resolve) => {
       this.#completions.push({ event, attempt, resolve });
-      this.#flushing ??= this.#flush();
     });
+    this.#flushing ??= this.#flush();
+    return { recorded };
   }
 
   async #attempt(event: ClaimedEvent, timestampMs: number): Promise<DeliveryResult> {
@@ -239,4 +270,16 @@ export class WebhookDispatcher {
     }
     this.#flushing = undefined;
   }
+}
+
+/** Claimed events (in seq order) grouped by resource, each group in seq order. */
+function chainsOf(events: readonly ClaimedEvent[]): ClaimedEvent[][] {
+  const byKey = new Map<string, ClaimedEvent[]>();
+  for (const e of events) {
+    const key = `${e.clientId}\u0000${e.orderingKey}`;
+    const chain = byKey.get(key);
+    if (chain === undefined) byKey.set(key, [e]);
+    else chain.push(e);
+  }
+  return [...byKey.values()];
 }
