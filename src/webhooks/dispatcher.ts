@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import type { Clock } from "../platform/clock.js";
 import { attemptId } from "./attempt-id.js";
 import type { Logger } from "../platform/logger.js";
@@ -11,6 +12,12 @@ export const DEFAULT_CONCURRENCY = 64;
 /** Events of one resource claimed together and sent back to back (the head of its key and those after it). */
 export const DEFAULT_CHAIN = 32;
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/**
+ * After a claim that did not fill every free slot, the next one waits this long (wake-ups in between are gathered):
+ * under a stream of single writes, one claim and one record commit then serve every event of the interval instead
+ * of one each — the dispatcher's share of the CPU, which a write with a webhook pays in latency, shrinks with it.
+ */
+export const DEFAULT_CLAIM_INTERVAL_MS = 10;
 /** A lease outlives the request timeout by this much before another dispatcher may take the event over. */
 export const LEASE_MARGIN_MS = 30_000;
 /** An event whose deliveries were interrupted this many times (crash loops) is given up, not sent again. */
@@ -36,6 +43,8 @@ export interface DispatcherOptions {
   readonly chain?: number;
   /** How often an idle dispatcher looks for events committed by other instances. */
   readonly pollIntervalMs?: number;
+  /** Least time between two claims of the running loop unless the last one filled every free slot (0: none). */
+  readonly claimIntervalMs?: number;
 }
 
 interface Completion {
@@ -60,6 +69,8 @@ export class WebhookDispatcher {
   readonly #concurrency: number;
   readonly #chain: number;
   readonly #pollMs: number;
+  readonly #claimIntervalMs: number;
+  #lastClaimAt = Number.NEGATIVE_INFINITY;
   readonly #inFlight = new Set<Promise<void>>();
   #completions: Completion[] = [];
   #flushing: Promise<void> | undefined;
@@ -74,6 +85,7 @@ export class WebhookDispatcher {
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.#chain = options.chain ?? DEFAULT_CHAIN;
     this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.#claimIntervalMs = options.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS;
   }
 
   get running(): boolean {
@@ -132,6 +144,7 @@ export class WebhookDispatcher {
         const free = this.#concurrency - this.#inFlight.size;
         // Claims are commits: wait for a quarter of the slots to free up rather than claim one row at a time.
         if (free > 0 && (free >= this.#concurrency / 4 || this.#inFlight.size === 0)) {
+          this.#lastClaimAt = performance.now();
           const chains = chainsOf(await this.#claim(free));
           for (const chain of chains) this.#track(this.#deliverChain(chain));
           if (chains.length === free) continue;
@@ -140,6 +153,7 @@ export class WebhookDispatcher {
         this.#o.logger.error({ err: e }, "webhook dispatcher: claiming failed; retrying after the poll interval");
       }
       await this.#idle();
+      await this.#pace();
     }
   }
 
@@ -149,6 +163,13 @@ export class WebhookDispatcher {
       this.#inFlight.delete(delivery);
       this.wake();
     });
+  }
+
+  /** Real time, not the injected clock: a rate limit of this process, not a business date. */
+  async #pace(): Promise<void> {
+    const wait = this.#lastClaimAt + this.#claimIntervalMs - performance.now();
+    if (wait <= 0 || this.#stopping) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
   }
 
   async #idle(): Promise<void> {

@@ -30,6 +30,7 @@ export interface WebhooksOptions {
   /** Events of one resource claimed together and sent back to back; default DEFAULT_CHAIN. */
   readonly chain?: number;
   readonly pollIntervalMs?: number;
+  readonly claimIntervalMs?: number;
 }
 
 /** The webhooks module, assembled: the outbox sink, the dispatcher (not started), the event log and resend. */
@@ -57,6 +58,7 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
     ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
     ...(o.chain === undefined ? {} : { chain: o.chain }),
     ...(o.pollIntervalMs === undefined ? {} : { pollIntervalMs: o.pollIntervalMs }),
+    ...(o.claimIntervalMs === undefined ? {} : { claimIntervalMs: o.claimIntervalMs }),
   });
   return {
     sink: new OutboxEventSink(o.clock),
