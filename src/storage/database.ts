@@ -38,6 +38,7 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
   });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
+  pool.on("connect", preparing);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -51,6 +52,29 @@ function sessionOptions(options: DatabaseOptions): string {
   if (options.schema !== undefined) parts.push(`-c search_path=${quoteIdent(options.schema)}`);
   if (options.synchronousCommit === false) parts.push("-c synchronous_commit=off");
   return parts.join(" ");
+}
+
+/**
+ * Statements whose text starts with PREPARED are run as named prepared statements on each connection (parsed and
+ * planned once per connection, then only bound and executed): for the few fixed statements of the hot write paths
+ * (issue 8). Kysely sends no statement names, so the name is given here, one per distinct text.
+ */
+export const PREPARED = "/*prepared*/ ";
+const statementNames = new Map<string, string>();
+
+function preparing(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
+    if (typeof text !== "string" || !text.startsWith(PREPARED) || !Array.isArray(values) || rest.length > 0) {
+      return query(text, values, ...rest);
+    }
+    let name = statementNames.get(text);
+    if (name === undefined) {
+      name = `roster_${statementNames.size + 1}`;
+      statementNames.set(text, name);
+    }
+    return query({ name, text, values });
+  };
 }
 
 export async function migrate(db: Db, schema?: string): Promise<MigrationResultSet> {

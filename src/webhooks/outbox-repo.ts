@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../storage/database.js";
+import { type Db, PREPARED } from "../storage/database.js";
 import type { AttemptRecord } from "./event-log.js";
 
 /** A claimed outbox row with the client's delivery settings as they are now. */
@@ -49,7 +49,7 @@ export async function claimDue(
   options: { limit: number; chain?: number; now: Date; leaseUntil: Date; leaseStepMs?: number; claimToken: string },
 ): Promise<ClaimedEvent[]> {
   const chain = Math.max(1, options.chain ?? 1);
-  const { rows } = await sql<ClaimRow>`
+  const { rows } = await sql<ClaimRow>`${sql.raw(PREPARED)}
     with heads as (
       select o.seq, o.client_id, o.ordering_key from webhook_outbox o
       where (o.claimed_until is null or o.claimed_until < ${options.now})
@@ -101,7 +101,7 @@ export async function claimDue(
 /** Claimed events that will not be sent now (shutdown): back to the pool at once, this claim not counted. */
 export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await sql`
+  await sql`${sql.raw(PREPARED)}
     update webhook_outbox set claimed_until = null, claim_token = null, claims = greatest(claims - 1, 0)
     where (seq, claim_token) in (select * from unnest(${events.map((e) => e.seq)}::bigint[],
       ${events.map((e) => e.claimToken)}::text[]))
@@ -122,12 +122,13 @@ export async function completeClaimed(
   const tokens = done.map((d) => d.event.claimToken);
   const attempts = done.flatMap((d) => (d.attempt === null ? [] : [d.attempt]));
   const claimedBy = sql<boolean>`(seq, claim_token) in (select * from unnest(${seqs}::bigint[], ${tokens}::text[]))`;
+  const deleteClaimed = sql`${sql.raw(PREPARED)}delete from webhook_outbox where ${claimedBy}`;
   if (attempts.length === 0) {
-    await db.deleteFrom("webhook_outbox").where(claimedBy).execute();
+    await deleteClaimed.execute(db);
     return;
   }
   await db.transaction().execute(async (trx) => {
     await trx.insertInto("webhook_events").values(attempts).execute();
-    await trx.deleteFrom("webhook_outbox").where(claimedBy).execute();
+    await deleteClaimed.execute(trx);
   });
 }

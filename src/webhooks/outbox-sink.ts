@@ -3,10 +3,8 @@ import type { DirectoryEvent, EventSink } from "../directory/events.js";
 import type { ScimClient } from "../directory/scim-clients/service.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
+import { PREPARED } from "../storage/database.js";
 import type { Database } from "../storage/schema.js";
-
-/** Rows per INSERT: 8 parameters each stays far below PostgreSQL's 65 535 bind parameters. */
-const INSERT_CHUNK = 1000;
 
 /** The webhook body, spec 2.8, in the spec's field order. */
 export interface WebhookBody {
@@ -35,14 +33,8 @@ export class OutboxEventSink implements EventSink {
   }
 
   async record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void> {
-    if (events.length === 0 || client.webhookUrl === null) return;
-    const rows = this.#rows(client, events);
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await trx
-        .insertInto("webhook_outbox")
-        .values(rows.slice(i, i + INSERT_CHUNK))
-        .execute();
-    }
+    const insert = this.inline(client, events, sql`true`);
+    if (insert !== undefined) await insert.execute(trx);
   }
 
   /** The same rows as `record`, in one INSERT … SELECT from arrays (4 parameters whatever the number of events). */
@@ -54,7 +46,7 @@ export class OutboxEventSink implements EventSink {
     if (events.length === 0 || client.webhookUrl === null) return undefined;
     const rows = this.#rows(client, events);
     const now = rows[0]?.created_at ?? this.#clock.now();
-    return sql`insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at)
+    return sql`${sql.raw(PREPARED)}insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at)
       select v.id, ${client.clientId}, ${client.organizationId}::uuid, v.event, v.ordering_key, v.body, ${now}::timestamptz
       from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.event)}::text[],
         ${rows.map((r) => r.ordering_key)}::text[], ${rows.map((r) => r.body)}::text[])

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/storage/database.js";
+import { openDatabase, PREPARED } from "../../src/storage/database.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
 
 let database: TestDatabase;
@@ -26,5 +26,25 @@ describe("openDatabase synchronousCommit (webhook bookkeeping only)", () => {
     const relaxed = await setting(false);
     expect(relaxed?.sc).toBe("off");
     expect(relaxed?.sp).toContain(database.schema);
+  });
+});
+
+describe("PREPARED statements", () => {
+  it("run as one named prepared statement per text on each connection; other statements stay unnamed", async () => {
+    const opened = openDatabase({ url: database.url, schema: database.schema, poolSize: 1 });
+    try {
+      for (const n of [1, 2, 3]) {
+        const { rows } = await sql<{ x: number }>`${sql.raw(PREPARED)}select ${n}::int as x`.execute(opened.db);
+        expect(rows).toEqual([{ x: n }]);
+      }
+      await sql`select ${4}::int as x`.execute(opened.db);
+      const { rows } = await sql<{ name: string; statement: string }>`
+        select name, statement from pg_prepared_statements`.execute(opened.db);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.name).toMatch(/^roster_\d+$/);
+      expect(rows[0]?.statement.startsWith(PREPARED)).toBe(true);
+    } finally {
+      await opened.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { type Expression, type RawBuilder, type SqlBool, sql, type Transaction } from "kysely";
-import type { Db } from "../../storage/database.js";
+import { type Db, PREPARED } from "../../storage/database.js";
 import type { Database } from "../../storage/schema.js";
 import { ENTERPRISE_KEY, type Identifier } from "./document.js";
 import type { GroupRef, UserFilter, UserPage } from "./types.js";
@@ -100,12 +100,10 @@ export async function readUser(
   id: string,
   groups: boolean,
 ): Promise<VersionedUser | undefined> {
-  return (await db
-    .selectFrom("identities as i")
-    .select([...userColumns("i", groups), "i.password_hash", sql<string>`i.xmin::text`.as("version")])
-    .where("i.organization_id", "=", orgId)
-    .where("i.id", "=", id)
-    .executeTakeFirst()) as VersionedUser | undefined;
+  const { rows } = await sql<VersionedUser>`${sql.raw(PREPARED)}select ${sql.join(userColumns("i", groups))},
+      i.password_hash, i.xmin::text as version
+    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
+  return rows[0];
 }
 
 /** A data-modifying clause to run with the write, given the condition "the write happened" (see EventSink.inline). */
@@ -132,7 +130,7 @@ export async function updateUserAt(
   groups: boolean,
   also: Also,
 ): Promise<UserRow | undefined> {
-  const { rows } = await sql<UserRow>`
+  const { rows } = await sql<UserRow>`${sql.raw(PREPARED)}
     with u as (
       update identities set user_name = ${values.user_name}, external_id = ${values.external_id},
         employee_number = ${values.employee_number}, active = ${values.active},
@@ -155,7 +153,7 @@ export async function createUser(
   identifiers: readonly Identifier[],
   also: Also,
 ): Promise<UserRow> {
-  const { rows } = await sql<UserRow>`
+  const { rows } = await sql<UserRow>`${sql.raw(PREPARED)}
     with u as (
       insert into identities (id, organization_id, user_name, external_id, employee_number, active, scim, traits,
         password_hash, created_at, updated_at)
