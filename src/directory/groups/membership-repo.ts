@@ -153,7 +153,7 @@ export async function membersJson(
   if (fields.display) parts.push(sql`'display', m.display`);
   if (fields.type) parts.push(sql`'type', m.type`);
   if (fields.ref) parts.push(sql`'$ref', ${baseUrl} || m.endpoint || m.value`);
-  const { rows } = await sql<{ group_id: string; members: string }>`
+  const { rows } = await sql<{ group_id: string; members: string }>`${sql.raw(PREPARED)}
     select m.group_id, json_agg(json_build_object(${sql.join(parts)}) order by m.value)::text as members
     from (
       select u.group_id, u.identity_id as value, i.user_name as display, 'User' as type, '/Users/' as endpoint
