@@ -171,6 +171,8 @@ function startRoster(databaseUrl: string, dataDir: string): Promise<StartedChild
   return startChild({
     name: "Roster",
     script: "src/server.ts",
+    // Profiling: BENCH_ROSTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof).
+    nodeArgs: (process.env.BENCH_ROSTER_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== ""),
     cwd: ROOT,
     env: {
       ...env,

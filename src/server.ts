@@ -43,6 +43,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
   const webhooks = createWebhooks({
     db: storage.db,
+    bookkeepingDb: storage.bookkeeping,
     clock: systemClock,
     logger,
     box: new SecretBox(storage.secrets),

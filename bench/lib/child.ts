@@ -17,6 +17,8 @@ export interface ChildOptions {
   readonly name: string;
   /** Script run with `node --import tsx`. */
   readonly script: string;
+  /** Extra node flags before `--import tsx` (e.g. `--cpu-prof`). */
+  readonly nodeArgs?: readonly string[];
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   /** Extracts the base URL from a line of its stdout, if this line announces it. */
@@ -28,7 +30,7 @@ const TAIL_LINES = 40;
 
 /** Starts `node --import tsx <script>` and resolves once it announces its URL; rejects if it exits first. */
 export async function startChild(options: ChildOptions): Promise<StartedChild> {
-  const child = spawn(process.execPath, ["--import", "tsx", options.script], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.script], {
     cwd: options.cwd,
     env: options.env,
     stdio: ["ignore", "pipe", "pipe"],

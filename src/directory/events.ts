@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import type { RawBuilder, Transaction } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { ScimClient } from "./scim-clients/service.js";
 
@@ -30,10 +30,22 @@ export interface DirectoryEvent {
  */
 export interface EventSink {
   record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void>;
+  /**
+   * What `record` writes, as one data-modifying statement to embed in the single statement that makes the change
+   * (a `WITH … AS (<this>)` clause), so a write is one round trip and one implicit transaction: the rows are
+   * written only when `when` — a boolean SQL expression over the other clauses, e.g. `exists (select 1 from u)` —
+   * holds, and only after those clauses ran (they take the row lock first: per-key order stays commit order).
+   * Undefined when nothing is to be written.
+   */
+  inline(
+    client: ScimClient,
+    events: readonly DirectoryEvent[],
+    when: RawBuilder<unknown>,
+  ): RawBuilder<unknown> | undefined;
 }
 
 /** For code paths and tests that deliberately emit nothing. */
-export const discardEvents: EventSink = { record: async () => {} };
+export const discardEvents: EventSink = { record: async () => {}, inline: () => undefined };
 
 type Json = Record<string, unknown>;
 

@@ -11,6 +11,13 @@ export interface DatabaseOptions {
   /** A schema to work in (tests use a fresh one per file); default: the server's search_path. */
   readonly schema?: string | undefined;
   readonly poolSize?: number | undefined;
+  /**
+   * `false`: every session runs with `synchronous_commit = off` — a commit returns before its WAL is flushed, so a
+   * crash may lose the last few hundred milliseconds of commits (never corrupting anything). Only for writes whose
+   * loss is harmless: the webhook dispatcher's bookkeeping (docs/webhooks.md). Never for SCIM changes or their
+   * outbox rows. Default: synchronous.
+   */
+  readonly synchronousCommit?: boolean | undefined;
 }
 
 export interface OpenDatabase {
@@ -28,9 +35,9 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     connectionString: options.url,
     max: options.poolSize ?? 20,
     idleTimeoutMillis: 30_000,
-    // Sends the queries marked with prepared() as named statements; every other query is unchanged.
+    // Sends the queries marked with prepared() or PREPARED as named statements; every other query is unchanged.
     Client: PreparingClient,
-    ...(options.schema === undefined ? {} : { options: `-c search_path=${quoteIdent(options.schema)}` }),
+    ...(sessionOptions(options) === "" ? {} : { options: sessionOptions(options) }),
   });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
@@ -41,6 +48,15 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     close: () => db.destroy(),
   };
 }
+
+function sessionOptions(options: DatabaseOptions): string {
+  const parts: string[] = [];
+  if (options.schema !== undefined) parts.push(`-c search_path=${quoteIdent(options.schema)}`);
+  if (options.synchronousCommit === false) parts.push("-c synchronous_commit=off");
+  return parts.join(" ");
+}
+
+export { PREPARED } from "./prepared.js";
 
 export async function migrate(db: Db, schema?: string): Promise<MigrationResultSet> {
   const migrator = new Migrator({

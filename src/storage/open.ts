@@ -3,10 +3,15 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Config } from "../config.js";
 import type { Logger } from "../platform/logger.js";
-import { migrate, type OpenDatabase, openDatabase } from "./database.js";
+import { type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
 import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
 
+/** Connections of the webhook dispatcher's bookkeeping (claims, attempts): few, and `synchronous_commit = off`. */
+export const BOOKKEEPING_POOL_SIZE = 4;
+
 export interface Storage extends OpenDatabase {
+  /** The same database without synchronous commit: only for the webhook dispatcher's bookkeeping. */
+  readonly bookkeeping: Db;
   readonly secrets: readonly Buffer[];
   readonly engine: "embedded" | "server";
 }
@@ -27,11 +32,14 @@ export async function openStorage(config: Config, logger: Logger): Promise<Stora
     const opened = openDatabase({ url });
     await migrate(opened.db);
     const secrets = config.secrets ?? (await embeddedSecrets(config));
+    const bookkeeping = openDatabase({ url, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
     return {
       ...opened,
+      bookkeeping: bookkeeping.db,
       secrets,
       engine: cluster === undefined ? "server" : "embedded",
       async close() {
+        await bookkeeping.close();
         await opened.close();
         await cluster?.stop();
       },

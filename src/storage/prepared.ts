@@ -14,6 +14,20 @@ import pg from "pg";
 const MAX_STATEMENTS = 200;
 const names = new Map<string, string>();
 
+/**
+ * The other way in, for fixed SQL written by hand (the hot write paths): a statement whose text starts with this
+ * marker is sent as a named prepared statement too, under the same naming (one name per text, shared map).
+ */
+export const PREPARED = "/*prepared*/ ";
+
+const nameOf = (text: string): string | undefined => {
+  const known = names.get(text);
+  if (known !== undefined || !text.startsWith(PREPARED) || names.size >= MAX_STATEMENTS) return known;
+  const name = `roster_${names.size + 1}`;
+  names.set(text, name);
+  return name;
+};
+
 /** Marks a compiled query's SQL text as a named prepared statement; returns the query to run with executeQuery. */
 export function prepared<R>(query: CompiledQuery<R>): CompiledQuery<R> {
   if (!names.has(query.sql) && names.size < MAX_STATEMENTS) names.set(query.sql, `roster_${names.size + 1}`);
@@ -40,7 +54,7 @@ export class PreparingClient extends pg.Client {
   override query(...args: any[]): any {
     const [text, values] = args as [unknown, unknown];
     if (typeof text === "string" && Array.isArray(values) && args.length === 2) {
-      const name = names.get(text);
+      const name = nameOf(text);
       if (name !== undefined) return super.query({ name, text, values });
     }
     return (super.query as (...a: QueryArgs) => unknown)(...(args as QueryArgs));

@@ -60,6 +60,8 @@ export interface IdentitiesTable {
   password_hash: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Incremented by every update: the guard of optimistic writes. */
+  version: Generated<number>;
 }
 
 export interface IdentityIdentifiersTable {

@@ -14,6 +14,11 @@ export const DEFAULT_LOG_RETENTION_DAYS = 30;
 
 export interface WebhooksOptions {
   readonly db: Db;
+  /**
+   * Where the dispatcher claims events and records attempts; default `db`. The server passes a pool with
+   * `synchronous_commit = off`: losing such a commit in a crash only means an at-least-once re-send (docs/webhooks.md).
+   */
+  readonly bookkeepingDb?: Db;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly box: SecretBox;
@@ -22,7 +27,10 @@ export interface WebhooksOptions {
   readonly timeoutMs?: number;
   readonly retentionDays?: number;
   readonly concurrency?: number;
+  /** Events of one resource claimed together and sent back to back; default DEFAULT_CHAIN. */
+  readonly chain?: number;
   readonly pollIntervalMs?: number;
+  readonly claimIntervalMs?: number;
 }
 
 /** The webhooks module, assembled: the outbox sink, the dispatcher (not started), the event log and resend. */
@@ -39,7 +47,7 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
   const openSecret = (sealed: string) => o.box.open(sealed);
   const eventLog = new EventLog(o.db);
   const dispatcher = new WebhookDispatcher({
-    db: o.db,
+    db: o.bookkeepingDb ?? o.db,
     clock: o.clock,
     logger: o.logger.child({ component: "webhooks" }),
     sender,
@@ -48,7 +56,9 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
     timeoutMs,
     retentionDays: o.retentionDays ?? DEFAULT_LOG_RETENTION_DAYS,
     ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
+    ...(o.chain === undefined ? {} : { chain: o.chain }),
     ...(o.pollIntervalMs === undefined ? {} : { pollIntervalMs: o.pollIntervalMs }),
+    ...(o.claimIntervalMs === undefined ? {} : { claimIntervalMs: o.claimIntervalMs }),
   });
   return {
     sink: new OutboxEventSink(o.clock),

@@ -1,12 +1,10 @@
-import type { Transaction } from "kysely";
+import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { DirectoryEvent, EventSink } from "../directory/events.js";
 import type { ScimClient } from "../directory/scim-clients/service.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
+import { PREPARED } from "../storage/database.js";
 import type { Database } from "../storage/schema.js";
-
-/** Rows per INSERT: 8 parameters each stays far below PostgreSQL's 65 535 bind parameters. */
-const INSERT_CHUNK = 1000;
 
 /** The webhook body, spec 2.8, in the spec's field order. */
 export interface WebhookBody {
@@ -35,9 +33,31 @@ export class OutboxEventSink implements EventSink {
   }
 
   async record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void> {
-    if (events.length === 0 || client.webhookUrl === null) return;
+    const insert = this.inline(client, events, sql`true`);
+    if (insert !== undefined) await insert.execute(trx);
+  }
+
+  /** The same rows as `record`, in one INSERT … SELECT from arrays (4 parameters whatever the number of events). */
+  inline(
+    client: ScimClient,
+    events: readonly DirectoryEvent[],
+    when: RawBuilder<unknown>,
+  ): RawBuilder<unknown> | undefined {
+    if (events.length === 0 || client.webhookUrl === null) return undefined;
+    const rows = this.#rows(client, events);
+    const now = rows[0]?.created_at ?? this.#clock.now();
+    return sql`${sql.raw(PREPARED)}insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at)
+      select v.id, ${client.clientId}, ${client.organizationId}::uuid, v.event, v.ordering_key, v.body, ${now}::timestamptz
+      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.event)}::text[],
+        ${rows.map((r) => r.ordering_key)}::text[], ${rows.map((r) => r.body)}::text[])
+        with ordinality as v(id, event, ordering_key, body, n)
+      where ${when}
+      order by v.n`;
+  }
+
+  #rows(client: ScimClient, events: readonly DirectoryEvent[]) {
     const now = this.#clock.now();
-    const rows = events.map((e) => ({
+    return events.map((e) => ({
       id: uuidv7(now.getTime()),
       client_id: client.clientId,
       organization_id: client.organizationId,
@@ -46,12 +66,6 @@ export class OutboxEventSink implements EventSink {
       body: JSON.stringify(webhookBody(client, e)),
       created_at: now,
     }));
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await trx
-        .insertInto("webhook_outbox")
-        .values(rows.slice(i, i + INSERT_CHUNK))
-        .execute();
-    }
   }
 }
 

@@ -53,31 +53,38 @@ function arrivalOrder(): Map<string, number[]> {
 }
 
 describe("outbox ordering (issue 6 point 3)", () => {
-  it("delivers one resource's events in commit order while different resources go in parallel", async () => {
-    const webhooks = testWebhooks(database.db, clock, { concurrency: 8 });
-    const users = Array.from({ length: 6 }, () => uuidv7());
-    // Interleaved commits: one transaction per change, as SCIM requests would make them.
-    for (let seq = 0; seq < 15; seq++) {
-      for (const u of users) await recordEvents(database.db, webhooks, c.clientId, [update(u, seq)]);
-    }
-    // Several events of one resource in one transaction keep their order too.
-    const first = users[0] ?? "";
-    await recordEvents(database.db, webhooks, c.clientId, [update(first, 15), update(first, 16), update(first, 17)]);
-    receiver.answer(() => ({ status: 200, delayMs: Math.floor(Math.random() * 4) }));
+  it.each([
+    { chain: 1, rounds: "6 per round" },
+    { chain: 32, rounds: "all in one round" },
+  ])(
+    "delivers one resource's events in commit order while different resources go in parallel (chain $chain)",
+    async ({ chain }) => {
+      const webhooks = testWebhooks(database.db, clock, { concurrency: 8, chain });
+      const users = Array.from({ length: 6 }, () => uuidv7());
+      // Interleaved commits: one transaction per change, as SCIM requests would make them.
+      for (let seq = 0; seq < 15; seq++) {
+        for (const u of users) await recordEvents(database.db, webhooks, c.clientId, [update(u, seq)]);
+      }
+      // Several events of one resource in one transaction keep their order too.
+      const first = users[0] ?? "";
+      await recordEvents(database.db, webhooks, c.clientId, [update(first, 15), update(first, 16), update(first, 17)]);
+      receiver.answer(() => ({ status: 200, delayMs: Math.floor(Math.random() * 4) }));
 
-    const claimedPerRound: number[] = [];
-    for (let n = await webhooks.dispatcher.runOnce(); n > 0; n = await webhooks.dispatcher.runOnce()) {
-      claimedPerRound.push(n);
-    }
-    expect(receiver.received).toHaveLength(6 * 15 + 3);
-    const order = arrivalOrder();
-    for (const u of users) {
-      const expected = Array.from({ length: u === first ? 18 : 15 }, (_, i) => i);
-      expect(order.get(u)).toEqual(expected);
-    }
-    // Parallel across resources, never two of one resource in a batch.
-    expect(Math.max(...claimedPerRound)).toBe(6);
-  });
+      const claimedPerRound: number[] = [];
+      for (let n = await webhooks.dispatcher.runOnce(); n > 0; n = await webhooks.dispatcher.runOnce()) {
+        claimedPerRound.push(n);
+      }
+      expect(receiver.received).toHaveLength(6 * 15 + 3);
+      const order = arrivalOrder();
+      for (const u of users) {
+        const expected = Array.from({ length: u === first ? 18 : 15 }, (_, i) => i);
+        expect(order.get(u)).toEqual(expected);
+      }
+      // Parallel across resources. Chain 1: never two of one resource in a batch; chain 32: each resource's backlog
+      // is claimed at once (its head and the rows after it) and sent one after the other, as the order shows.
+      expect(Math.max(...claimedPerRound)).toBe(chain === 1 ? 6 : 6 * 15 + 3);
+    },
+  );
 });
 
 describe("durability (issue 6 point 3)", () => {

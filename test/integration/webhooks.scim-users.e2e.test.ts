@@ -216,6 +216,70 @@ describe("DELETE /Users → user.deleted", () => {
   });
 });
 
+describe("DELETE /Users of a group member → group.user_removed per direct group, then user.deleted", () => {
+  it("emits one group.user_removed per group the user was a direct member of, keyed by the group", async () => {
+    const member = await create(user(unique("member")));
+    const group = async (displayName: string, members: string[]) => {
+      const res = await scim(e.t, c, "POST", "/Groups", {
+        schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+        displayName,
+        members: members.map((value) => ({ value })),
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { id: string; displayName: string };
+    };
+    const a = await group(unique("grp-a"), [member.id]);
+    const b = await group(unique("grp-b"), [member.id]);
+    // Only a nested member of this one (through b): no event for it.
+    await group(unique("grp-parent"), [b.id]);
+    const last = await stored(member.id);
+    await e.deliver();
+
+    expect((await scim(e.t, c, "DELETE", `/Users/${member.id}`)).statusCode).toBe(204);
+    const ds = await e.deliver();
+    expect(kinds(ds).sort()).toEqual(["group.user_removed", "group.user_removed", "user.deleted"]);
+    const removed = ds.filter((d) => d.event === "group.user_removed");
+    expect(removed.map((d) => (d.body.data.group as { id: string }).id).sort()).toEqual([a.id, b.id].sort());
+    for (const d of removed) {
+      const g = d.body.data.group as { id: string; name: string; raw: Record<string, unknown> };
+      expect(g.name).toBe(g.id === a.id ? a.displayName : b.displayName);
+      expect(g.raw).toMatchObject({ id: g.id, displayName: g.name });
+      expect(d.body.data).toMatchObject({ id: member.id, first_name: "Ada", last_name: "Lovelace", active: true });
+      expect(d.body.data.raw).toEqual(last);
+    }
+    expect(
+      only(
+        ds.filter((d) => d.event === "user.deleted"),
+        "user.deleted",
+      ).body.data.raw,
+    ).toEqual(last);
+  });
+
+  it("records the group.user_removed rows before the user.deleted one, in the same transaction", async () => {
+    const member = await create(user(unique("order")));
+    const res = await scim(e.t, c, "POST", "/Groups", {
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      displayName: unique("grp-order"),
+      members: [{ value: member.id }],
+    });
+    const groupId = (res.json() as { id: string }).id;
+    await e.deliver();
+    // The dispatcher runs only inside deliver(): the outbox still holds what the DELETE recorded.
+    expect((await scim(e.t, c, "DELETE", `/Users/${member.id}`)).statusCode).toBe(204);
+    const rows = await e.database.db
+      .selectFrom("webhook_outbox")
+      .select(["event", "ordering_key"])
+      .where("client_id", "=", c.clientId)
+      .orderBy("seq")
+      .execute();
+    expect(rows).toEqual([
+      { event: "group.user_removed", ordering_key: groupId },
+      { event: "user.deleted", ordering_key: member.id },
+    ]);
+    expect(kinds(await e.deliver()).sort()).toEqual(["group.user_removed", "user.deleted"]);
+  });
+});
+
 describe("auto-link → user.updated", () => {
   let linking: SeededClient;
   beforeAll(async () => {

@@ -5,7 +5,7 @@ import type { Group } from "./types.js";
 const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
 
 /** `raw` of group events: the group as stored, without members (a group may have 100 000 of them). */
-export const groupRaw = (group: Group): Record<string, unknown> => ({
+export const groupRaw = (group: Pick<Group, "id" | "externalId" | "displayName">): Record<string, unknown> => ({
   schemas: [GROUP_SCHEMA],
   id: group.id,
   ...(group.externalId === null ? {} : { externalId: group.externalId }),

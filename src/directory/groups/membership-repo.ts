@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
+import { PREPARED } from "../../storage/database.js";
 import type { Executor } from "./repo.js";
 import type { MemberFields, MemberRef } from "./types.js";
 
@@ -26,7 +27,7 @@ export async function classifyMembers(
 ): Promise<{ groups: string[]; problems: MemberProblem[] }> {
   const ids = refs.map((r) => r.value);
   const types = refs.map((r) => r.type ?? null);
-  const { rows } = await sql<MemberProblem>`
+  const { rows } = await sql<MemberProblem>`${sql.raw(PREPARED)}
     select v.id as value, v.type,
       case when i.id is not null then 'User' when g.id is not null then 'Group' end as kind
     from unnest(${ids}::uuid[], ${types}::text[]) as v(id, type)
@@ -71,7 +72,7 @@ export async function lockNesting(db: Executor, orgId: string): Promise<void> {
 }
 
 const withScim = (changed: RawBuilder<unknown>): RawBuilder<MemberUser> =>
-  sql<MemberUser>`with changed as (${changed}) select i.id, i.scim from changed join identities i on i.id = changed.identity_id`;
+  sql<MemberUser>`${sql.raw(PREPARED)}with changed as (${changed}) select i.id, i.scim from changed join identities i on i.id = changed.identity_id`;
 
 /** Adds the organization's identities among `ids`; existing members are left alone and not returned. */
 export async function addUsers(db: Executor, orgId: string, groupId: string, ids: readonly string[]) {
@@ -152,7 +153,7 @@ export async function membersJson(
   if (fields.display) parts.push(sql`'display', m.display`);
   if (fields.type) parts.push(sql`'type', m.type`);
   if (fields.ref) parts.push(sql`'$ref', ${baseUrl} || m.endpoint || m.value`);
-  const { rows } = await sql<{ group_id: string; members: string }>`
+  const { rows } = await sql<{ group_id: string; members: string }>`${sql.raw(PREPARED)}
     select m.group_id, json_agg(json_build_object(${sql.join(parts)}) order by m.value)::text as members
     from (
       select u.group_id, u.identity_id as value, i.user_name as display, 'User' as type, '/Users/' as endpoint

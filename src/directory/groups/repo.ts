@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
+import { PREPARED } from "../../storage/database.js";
 import { isUniqueViolation } from "../../storage/errors.js";
 import { executePrepared } from "../../storage/prepared.js";
 import type { Database, DirectoryGroupsTable } from "../../storage/schema.js";
@@ -36,6 +37,14 @@ export async function findGroup(db: Executor, orgId: string, id: string, lock = 
   return row === undefined ? undefined : toGroup(row);
 }
 
+/** The group a PATCH/PUT/DELETE starts from, locked until the transaction ends (a PREPARED statement). */
+export async function lockGroup(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
+  const { rows } = await sql<Selectable<DirectoryGroupsTable>>`${sql.raw(PREPARED)}select * from directory_groups
+    where organization_id = ${orgId} and id = ${id} for update`.execute(db);
+  const [row] = rows;
+  return row === undefined ? undefined : toGroup(row);
+}
+
 export async function insertGroup(
   db: Executor,
   orgId: string,
@@ -67,13 +76,12 @@ export async function updateGroup(
   row: { displayName: string; externalId: string | null; now: Date },
 ): Promise<Group> {
   try {
-    const updated = await db
-      .updateTable("directory_groups")
-      .set({ display_name: row.displayName, external_id: row.externalId, updated_at: row.now })
-      .where("organization_id", "=", orgId)
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const { rows } = await sql<Selectable<DirectoryGroupsTable>>`${sql.raw(PREPARED)}update directory_groups
+      set display_name = ${row.displayName}, external_id = ${row.externalId}, updated_at = ${row.now}
+      where organization_id = ${orgId} and id = ${id}
+      returning *`.execute(db);
+    const [updated] = rows;
+    if (updated === undefined) throw new Error(`group ${id} vanished under its row lock`);
     return toGroup(updated);
   } catch (e) {
     return translateUnique(e, row.externalId);

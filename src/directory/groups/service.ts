@@ -8,7 +8,7 @@ import type { ScimClient } from "../scim-clients/service.js";
 import { groupEvent, membershipEvents } from "./events.js";
 import { membersJson } from "./membership-repo.js";
 import { applyMembership } from "./memberships.js";
-import { deleteGroup, findGroup, insertGroup, listGroups, touchParentsOf, updateGroup } from "./repo.js";
+import { deleteGroup, findGroup, insertGroup, listGroups, lockGroup, touchParentsOf, updateGroup } from "./repo.js";
 import type { Group, GroupFilter, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
 
 /**
@@ -75,7 +75,7 @@ export class GroupService {
     plan: (current: Group) => GroupPatch,
   ): Promise<Group | undefined> {
     return this.#db.transaction().execute(async (trx) => {
-      const current = await findGroup(trx, orgId, id, true);
+      const current = await lockGroup(trx, orgId, id);
       if (current === undefined) return undefined;
       const change = plan(current);
       const effect = await applyMembership(trx, orgId, id, change.membership);
@@ -92,7 +92,7 @@ export class GroupService {
   /** Spec 4.3: 204; its memberships go with it, and the groups that contained it are updated. */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
-      const current = await findGroup(trx, orgId, id, true);
+      const current = await lockGroup(trx, orgId, id);
       if (current === undefined) return false;
       const parents = await touchParentsOf(trx, orgId, id, this.#clock.now());
       await deleteGroup(trx, orgId, id);

@@ -2,8 +2,9 @@ import type { Clock } from "../../platform/clock.js";
 import { uuidv7 } from "../../platform/ids.js";
 import type { Db } from "../../storage/database.js";
 import { isUniqueViolation } from "../../storage/errors.js";
-import { type DirectoryEvent, type EventSink, userEventData } from "../events.js";
-import type { DataMapper } from "../mapping/mapper.js";
+import { type DirectoryEvent, type EventSink, membershipEventData, userEventData } from "../events.js";
+import { groupRaw } from "../groups/events.js";
+import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
 import { burnVerification, hashPassword, verifyPassword } from "../passwords.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { columnsOf, identifierKey, identifiersOf, primaryEmail, sameJson } from "./document.js";
@@ -46,8 +47,9 @@ export class IdentityService {
     const passwordHash = write.password === undefined ? null : await hashPassword(write.password);
     const identifiers = identifiersOf(write.scim);
     try {
-      const row = await this.#db.transaction().execute(async (trx) => {
-        const inserted = await repo.insertUser(trx, {
+      const row = await repo.createUser(
+        this.#db,
+        {
           id,
           organization_id: orgId,
           ...columnsOf(write.scim),
@@ -55,11 +57,10 @@ export class IdentityService {
           traits,
           password_hash: passwordHash,
           now,
-        });
-        await repo.insertIdentifiers(trx, orgId, id, identifiers);
-        await this.#record(trx, client, "user.created", id, write.scim);
-        return inserted;
-      });
+        },
+        identifiers,
+        (when) => this.#events.inline(client, [this.#event("user.created", id, write.scim)], when),
+      );
       return { user: toStoredUser(row, view.groups ? [] : undefined), linked: false };
     } catch (e) {
       if (!isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
@@ -93,6 +94,42 @@ export class IdentityService {
     view: ReadView,
   ): Promise<StoredUser | undefined> {
     const mapping = await this.#mapper.forSource(client.mapping);
+    // Fast path (issue 8): read without a lock, then one statement that writes only if the row is still the version
+    // read. Two round trips instead of BEGIN, SELECT … FOR UPDATE, UPDATE, outbox INSERT, COMMIT. Writes that touch
+    // the password or the identifiers, and rows changed in between, take the locked path below.
+    const current = await repo.readUser(this.#db, orgId, id, view.groups);
+    if (current === undefined) return undefined;
+    const write = change(current.scim);
+    if (write.password === undefined) {
+      if (sameJson(current.scim, write.scim)) {
+        return toStoredUser(current, view.groups ? (current.groups ?? []) : undefined);
+      }
+      if (sameIdentifiers(current.scim, write.scim)) {
+        const traits = await mapping.evaluate({ id, ...write.scim });
+        const row = await repo.updateUserAt(
+          this.#db,
+          orgId,
+          id,
+          current.version,
+          { ...columnsOf(write.scim), scim: write.scim, traits, now: this.#clock.now() },
+          view.groups,
+          (when) => this.#events.inline(client, [this.#event("user.updated", id, write.scim)], when),
+        );
+        if (row !== undefined) return toStoredUser(row, view.groups ? (row.groups ?? []) : undefined);
+      }
+    }
+    return this.#lockedUpdate(orgId, client, id, change, view, mapping);
+  }
+
+  /** PUT and PATCH under the row lock: password changes, identifier changes, and retries of the fast path. */
+  async #lockedUpdate(
+    orgId: string,
+    client: ScimClient,
+    id: string,
+    change: (current: UserDocument) => UserWrite,
+    view: ReadView,
+    mapping: CompiledMapping,
+  ): Promise<StoredUser | undefined> {
     let identifiers: string[] = [];
     try {
       return await this.#db.transaction().execute(async (trx) => {
@@ -145,13 +182,29 @@ export class IdentityService {
     }
   }
 
-  /** Deletes the identity, its identifiers, credential and memberships (FK cascades); spec 3. */
+  /**
+   * Deletes the identity, its identifiers, credential and memberships (FK cascades); spec 3. Each group it was a
+   * direct member of gets a group.user_removed (keyed by the group), recorded before the user.deleted.
+   */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
-      await repo.touchGroupsOf(trx, orgId, id, this.#clock.now());
+      const groups = await repo.touchGroupsOf(trx, orgId, id, this.#clock.now());
       const deleted = await repo.deleteUser(trx, orgId, id);
       if (deleted === undefined) return false;
-      await this.#record(trx, client, "user.deleted", id, deleted.scim);
+      // The same data as a group PATCH's group.user_removed (groups/events.ts membershipEvents).
+      const member = { ...deleted.scim, id };
+      const removed: DirectoryEvent[] = groups.map((g) => ({
+        kind: "group.user_removed",
+        resourceId: g.id,
+        data: membershipEventData(
+          member,
+          groupRaw({ id: g.id, displayName: g.display_name, externalId: g.external_id }),
+        ),
+      }));
+      await this.#events.record(trx, client, [
+        ...removed,
+        { kind: "user.deleted", resourceId: id, data: userEventData({ id, ...deleted.scim }) },
+      ]);
       return true;
     });
   }
@@ -200,8 +253,21 @@ export class IdentityService {
     id: string,
     scim: UserDocument,
   ): Promise<void> {
-    await this.#events.record(trx, client, [{ kind, resourceId: id, data: userEventData({ id, ...scim }) }]);
+    await this.#events.record(trx, client, [this.#event(kind, id, scim)]);
   }
+
+  #event(kind: DirectoryEvent["kind"], id: string, scim: UserDocument): DirectoryEvent {
+    return { kind, resourceId: id, data: userEventData({ id, ...scim }) };
+  }
+}
+
+/** Whether two documents have the same identifiers (values and kinds): a write that keeps them leaves their rows. */
+function sameIdentifiers(a: UserDocument, b: UserDocument): boolean {
+  const before = identifiersOf(a);
+  const after = identifiersOf(b);
+  return (
+    before.length === after.length && before.every((x, i) => x.value === after[i]?.value && x.kind === after[i]?.kind)
+  );
 }
 
 /** Issue 3 point 5: the identity of this organization that holds the userName, else the primary email. */

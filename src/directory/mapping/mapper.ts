@@ -1,6 +1,6 @@
 import jsonata from "jsonata";
 import type { Clock } from "../../platform/clock.js";
-import { DEFAULT_MAPPING } from "./default.js";
+import { DEFAULT_MAPPING, defaultTraits } from "./default.js";
 import { MappingError } from "./errors.js";
 import { isMappingUrl, mappingText } from "./source.js";
 
@@ -40,7 +40,9 @@ export class DataMapper {
   /** The compiled mapping of a client; `null` means the documented default. */
   async forSource(source: string | null): Promise<CompiledMapping> {
     const expression = await this.#compiled(source ?? DEFAULT_MAPPING);
-    return { evaluate: (user) => evaluate(expression, user) };
+    if (source !== null) return { evaluate: (user) => evaluate(expression, user) };
+    // The default mapping in plain code when the user has the usual shape (identical traits), JSONata otherwise.
+    return { evaluate: async (user) => defaultTraits(user) ?? evaluate(expression, user) };
   }
 
   async #compiled(source: string): Promise<Expression> {

@@ -1,0 +1,13 @@
+import { type Kysely, sql } from "kysely";
+
+/**
+ * A row version for optimistic writes (PATCH/PUT in one guarded statement). A counter rather than PostgreSQL's
+ * xmin, so the SQL stays portable to the PostgreSQL-compatible engines DESIGN.md plans for.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table identities add column version bigint not null default 0`.execute(db);
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table identities drop column version`.execute(db);
+}
