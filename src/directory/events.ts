@@ -3,15 +3,18 @@ import type { Database } from "../storage/schema.js";
 import type { ScimClient } from "./scim-clients/service.js";
 
 /** DESIGN.md "Webhooks": every kind of directory change a webhook can announce. */
-export type DirectoryEventKind =
-  | "user.created"
-  | "user.updated"
-  | "user.deleted"
-  | "group.created"
-  | "group.updated"
-  | "group.deleted"
-  | "group.user_added"
-  | "group.user_removed";
+export const DIRECTORY_EVENT_KINDS = [
+  "user.created",
+  "user.updated",
+  "user.deleted",
+  "group.created",
+  "group.updated",
+  "group.deleted",
+  "group.user_added",
+  "group.user_removed",
+] as const;
+
+export type DirectoryEventKind = (typeof DIRECTORY_EVENT_KINDS)[number];
 
 export interface DirectoryEvent {
   readonly kind: DirectoryEventKind;

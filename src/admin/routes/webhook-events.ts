@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { DirectoryEventKind } from "../../directory/events.js";
+import { DIRECTORY_EVENT_KINDS } from "../../directory/events.js";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
 import { isUuid } from "../../platform/ids.js";
 import type { AttemptRecord, EventLog } from "../../webhooks/event-log.js";
@@ -8,16 +8,7 @@ import { AdminError, invalidArgument, notFound } from "../errors.js";
 import { first, pageOf, parsePageRequest } from "../paging.js";
 import type { JsonObject } from "../validate.js";
 
-const EVENT_KINDS: readonly DirectoryEventKind[] = [
-  "user.created",
-  "user.updated",
-  "user.deleted",
-  "group.created",
-  "group.updated",
-  "group.deleted",
-  "group.user_added",
-  "group.user_removed",
-];
+const EVENT_KINDS: readonly string[] = DIRECTORY_EVENT_KINDS;
 
 export interface WebhookEventRouteDeps {
   readonly scimClients: ScimClientService;
@@ -38,7 +29,7 @@ export function registerWebhookEventRoutes(scope: FastifyInstance, deps: Webhook
     const query = req.query as Record<string, unknown>;
     const page = parsePageRequest(query);
     const event = first(query.event);
-    if (event !== undefined && event !== "" && !(EVENT_KINDS as readonly string[]).includes(event)) {
+    if (event !== undefined && event !== "" && !EVENT_KINDS.includes(event)) {
       throw invalidArgument(`event must be one of ${EVENT_KINDS.join(", ")}`);
     }
     const success = first(query.success);

@@ -85,6 +85,18 @@ export async function addUsers(db: Executor, orgId: string, groupId: string, ids
   return rows;
 }
 
+/** The members a removal names: all, the listed ids, or (`keep`) everyone but the listed ids. */
+function membersSelected(
+  column: "identity_id" | "member_group_id",
+  ids: readonly string[] | "all",
+  mode: "listed" | "keep",
+) {
+  if (ids === "all") return sql`true`;
+  return mode === "listed"
+    ? sql`${sql.ref(column)} = any(${ids}::uuid[])`
+    : sql`${sql.ref(column)} <> all(${ids}::uuid[])`;
+}
+
 /** Removes the listed users (ids that are not members are ignored); `keep` mode removes everyone else instead. */
 export async function removeUsers(
   db: Executor,
@@ -93,12 +105,7 @@ export async function removeUsers(
   ids: readonly string[] | "all",
   mode: "listed" | "keep" = "listed",
 ) {
-  const which =
-    ids === "all"
-      ? sql`true`
-      : mode === "listed"
-        ? sql`identity_id = any(${ids}::uuid[])`
-        : sql`identity_id <> all(${ids}::uuid[])`;
+  const which = membersSelected("identity_id", ids, mode);
   const { rows } = await withScim(sql`
     delete from group_user_members
     where organization_id = ${orgId} and group_id = ${groupId} and ${which}
@@ -123,12 +130,7 @@ export async function removeGroups(
   ids: readonly string[] | "all",
   mode: "listed" | "keep" = "listed",
 ) {
-  const which =
-    ids === "all"
-      ? sql`true`
-      : mode === "listed"
-        ? sql`member_group_id = any(${ids}::uuid[])`
-        : sql`member_group_id <> all(${ids}::uuid[])`;
+  const which = membersSelected("member_group_id", ids, mode);
   const { rows } = await sql<{ id: string }>`
     delete from group_group_members
     where organization_id = ${orgId} and group_id = ${groupId} and ${which}
