@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { DirectoryEvent, EventSink } from "../../src/directory/events.js";
 import type { Db } from "../../src/storage/database.js";
+import { createTestApp, createTestDatabase, type TestApp } from "./app.js";
 
 export interface RecordedEvent {
   readonly kind: string;
@@ -55,6 +56,27 @@ export async function recordingSink(db: Db): Promise<RecordingSink> {
     },
     async clear() {
       await sql`delete from test_events`.execute(db);
+    },
+  };
+}
+
+export interface RecordingApp {
+  readonly t: TestApp;
+  readonly recorder: RecordingSink;
+  close(): Promise<void>;
+}
+
+/** A test app whose directory events go to a recording sink in the app's own fresh database. */
+export async function createRecordingApp(): Promise<RecordingApp> {
+  const database = await createTestDatabase();
+  const recorder = await recordingSink(database.db);
+  const t = await createTestApp({ database, extra: { eventSink: recorder.sink } });
+  return {
+    t,
+    recorder,
+    async close() {
+      await t.close();
+      await database.close();
     },
   };
 }

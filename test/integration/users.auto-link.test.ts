@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { type RecordedEvent, recordingSink } from "../helpers/events.js";
+import type { TestApp } from "../helpers/app.js";
+import { createRecordingApp, type RecordedEvent, type RecordingApp } from "../helpers/events.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /** Issue 3 point 5 and DESIGN.md: with auto_link, POST of an existing user updates it as a PUT would, 201. */
 const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-let database: TestDatabase;
+let app: RecordingApp;
 let t: TestApp;
 let linking: SeededClient;
 let plain: SeededClient;
@@ -14,17 +14,13 @@ let n = 0;
 const fresh = () => `al${++n}@example.com`;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const recording = await recordingSink(database.db);
-  events = recording.events;
-  t = await createTestApp({ database, extra: { eventSink: recording.sink } });
+  app = await createRecordingApp();
+  t = app.t;
+  events = app.recorder.events;
   linking = await seedClient(t, { auto_link: true });
   plain = await seedClient(t, { auto_link: false });
 });
-afterAll(async () => {
-  await t.close();
-  await database.close();
-});
+afterAll(async () => app.close());
 
 const post = (client: SeededClient, body: Record<string, unknown>) =>
   scim(t, client, "POST", "/Users", { schemas: [USER], ...body });

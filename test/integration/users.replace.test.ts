@@ -1,26 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { type RecordedEvent, recordingSink } from "../helpers/events.js";
+import type { TestApp } from "../helpers/app.js";
+import { createRecordingApp, type RecordedEvent, type RecordingApp } from "../helpers/events.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-let database: TestDatabase;
+let app: RecordingApp;
 let t: TestApp;
 let c: SeededClient;
 let events: () => Promise<RecordedEvent[]>;
 let n = 0;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const recording = await recordingSink(database.db);
-  events = recording.events;
-  t = await createTestApp({ database, extra: { eventSink: recording.sink } });
+  app = await createRecordingApp();
+  t = app.t;
+  events = app.recorder.events;
   c = await seedClient(t);
 });
-afterAll(async () => {
-  await t.close();
-  await database.close();
-});
+afterAll(async () => app.close());
 
 async function create(body: Record<string, unknown> = {}) {
   const res = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `r${++n}@example.com`, ...body });
