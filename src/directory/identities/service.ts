@@ -10,7 +10,17 @@ import type { ScimClient } from "../scim-clients/service.js";
 import { columnsOf, identifierKey, identifiersOf, primaryEmail, sameJson } from "./document.js";
 import { IdentityConflictError } from "./errors.js";
 import * as repo from "./repo.js";
-import type { Identity, ReadView, StoredUser, UserDocument, UserFilter, UserPage, UserWrite } from "./types.js";
+import type {
+  GroupRef,
+  Identity,
+  ReadView,
+  StoredUser,
+  UserDocument,
+  UserFilter,
+  UserPage,
+  UserText,
+  UserWrite,
+} from "./types.js";
 
 export type VerifyResult =
   | { readonly ok: true; readonly identity: Identity }
@@ -75,6 +85,26 @@ export class IdentityService {
       if (user !== undefined) return { user, linked: true };
     }
     throw conflictOf(orgId, undefined, owners);
+  }
+
+  /**
+   * A read with nothing to project (all attributes, memberships included) as JSON text, to splice into the response
+   * without parsing the document; a user whose rendering needs object work (the manager's displayName, a document
+   * holding a key the server owns) comes back as a StoredUser instead.
+   */
+  async getText(orgId: string, id: string): Promise<UserText | StoredUser | undefined> {
+    const row = await repo.findUserText(this.#db, orgId, id, true);
+    return row === undefined ? undefined : fromTextRow(row);
+  }
+
+  async listText(
+    orgId: string,
+    filter: UserFilter | undefined,
+    page: UserPage,
+  ): Promise<{ rows: (UserText | StoredUser)[]; total?: number }> {
+    const { rows, total } = await repo.listUsersText(this.#db, orgId, filter, page, true);
+    const users = rows.map(fromTextRow);
+    return total === undefined ? { rows: users } : { rows: users, total };
   }
 
   async get(orgId: string, id: string, view: ReadView): Promise<StoredUser | undefined> {
@@ -289,6 +319,31 @@ function conflictOf(
   const others = owners.filter((o) => o.identity_id !== self);
   const foreign = others.length > 0 && others.every((o) => o.organization_id !== orgId);
   return new IdentityConflictError(foreign ? "another" : "organization");
+}
+
+function fromTextRow(row: repo.UserTextRow): UserText | StoredUser {
+  const groups = row.groups ?? "[]";
+  if (row.clash || row.schemas === null || row.manager_display_name !== null) {
+    const scim = JSON.parse(row.body) as Record<string, unknown>;
+    if (row.schemas !== null) scim.schemas = JSON.parse(row.schemas);
+    return {
+      id: row.id,
+      organizationId: row.organization_id,
+      scim,
+      createdAt: new Date(row.created),
+      updatedAt: new Date(row.updated),
+      groups: JSON.parse(groups) as GroupRef[],
+      managerDisplayName: row.manager_display_name,
+    };
+  }
+  return {
+    id: row.id,
+    schemas: row.schemas,
+    body: row.body,
+    created: row.created,
+    lastModified: row.updated,
+    groups: groups === "[]" ? undefined : groups,
+  };
 }
 
 function toStoredUser(row: repo.UserRow, groups: StoredUser["groups"]): StoredUser {
