@@ -52,16 +52,13 @@ const userColumns = (table: string, withGroups: boolean) => {
 };
 
 /**
- * A user as JSON text, for a response built by splicing strings (no projection): the stored document without its
- * `schemas` (which the response puts first), the timestamps already as RFC 3339 text, the memberships as the
- * `groups` JSON. `clash` says the document holds a key the server owns, which the text path must not repeat.
+ * A user as JSON text, for a response built by splicing strings (no projection): the stored document as jsonb
+ * writes it, the timestamps already as RFC 3339 text, the memberships as the `groups` JSON.
  */
 export interface UserTextRow {
   id: string;
   organization_id: string;
-  schemas: string | null;
-  body: string;
-  clash: boolean;
+  scim: string;
   created: string;
   updated: string;
   groups?: string;
@@ -84,9 +81,7 @@ const userTextColumns = (table: string, withGroups: boolean) => {
   const base = [
     sql.ref<string>(`${table}.id`).as("id"),
     sql.ref<string>(`${table}.organization_id`).as("organization_id"),
-    sql<string | null>`(${scim} -> 'schemas')::text`.as("schemas"),
-    sql<string>`(${scim} - 'schemas')::text`.as("body"),
-    sql<boolean>`${scim} ?| array['id', 'meta', 'groups', 'password']`.as("clash"),
+    sql<string>`${scim}::text`.as("scim"),
     iso(`${table}.created_at`).as("created"),
     iso(`${table}.updated_at`).as("updated"),
     managerOf(table),

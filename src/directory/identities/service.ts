@@ -321,15 +321,37 @@ function conflictOf(
   return new IdentityConflictError(foreign ? "another" : "organization");
 }
 
+/**
+ * jsonb's text of a stored document: `{"key": value, ...}`. Inside a JSON string every `"` is escaped, so these
+ * patterns (an unescaped quote, the name, `": `) can only match keys. A stored document holds registry attributes
+ * only (validateUser), none with a sub-attribute named like these; a match anywhere just takes the object path.
+ */
+const SCHEMAS = '"schemas": [';
+const SCHEMA_LIST = /^\["[^"\\\]]*"(, "[^"\\\]]*")*\]$/;
+const SERVER_OWNED = /"(id|meta|groups|password)": /;
+
+/** The document's `schemas` array and the document without it, or undefined when it is not the plain shape. */
+function splitSchemas(text: string): { schemas: string; body: string } | undefined {
+  const at = text.indexOf(SCHEMAS);
+  const end = at < 0 ? -1 : text.indexOf("]", at);
+  if (end < 0) return undefined;
+  const schemas = text.slice(at + SCHEMAS.length - 1, end + 1);
+  if (!SCHEMA_LIST.test(schemas)) return undefined;
+  let before = text.slice(0, at);
+  let after = text.slice(end + 1);
+  if (after.startsWith(", ")) after = after.slice(2);
+  else if (before.endsWith(", ")) before = before.slice(0, -2);
+  return { schemas, body: before + after };
+}
+
 function fromTextRow(row: repo.UserTextRow): UserText | StoredUser {
   const groups = row.groups ?? "[]";
-  if (row.clash || row.schemas === null || row.manager_display_name !== null) {
-    const scim = JSON.parse(row.body) as Record<string, unknown>;
-    if (row.schemas !== null) scim.schemas = JSON.parse(row.schemas);
+  const split = row.manager_display_name === null && !SERVER_OWNED.test(row.scim) ? splitSchemas(row.scim) : undefined;
+  if (split === undefined) {
     return {
       id: row.id,
       organizationId: row.organization_id,
-      scim,
+      scim: JSON.parse(row.scim) as Record<string, unknown>,
       createdAt: new Date(row.created),
       updatedAt: new Date(row.updated),
       groups: JSON.parse(groups) as GroupRef[],
@@ -338,8 +360,8 @@ function fromTextRow(row: repo.UserTextRow): UserText | StoredUser {
   }
   return {
     id: row.id,
-    schemas: row.schemas,
-    body: row.body,
+    schemas: split.schemas,
+    body: split.body,
     created: row.created,
     lastModified: row.updated,
     groups: groups === "[]" ? undefined : groups,
