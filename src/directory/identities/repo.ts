@@ -1,4 +1,4 @@
-import { type Expression, type RawBuilder, type SqlBool, sql, type Transaction } from "kysely";
+import { type AliasedRawBuilder, type Expression, type RawBuilder, type SqlBool, sql, type Transaction } from "kysely";
 import { type Db, PREPARED } from "../../storage/database.js";
 import { executePrepared } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
@@ -50,6 +50,62 @@ const userColumns = (table: string, withGroups: boolean) => {
   ];
   return withGroups ? [...base, groupsOf(table)] : base;
 };
+
+/**
+ * A user as JSON text, for a response built by splicing strings (no projection): the stored document as jsonb
+ * writes it, the timestamps already as RFC 3339 text, the memberships as the `groups` JSON.
+ */
+export interface UserTextRow {
+  id: string;
+  organization_id: string;
+  scim: string;
+  created: string;
+  updated: string;
+  groups?: string;
+  manager_display_name: string | null;
+}
+
+const iso = (column: string) =>
+  sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const groupsTextOf = (table: string) =>
+  sql<string>`(select coalesce(json_agg(json_build_object('value', g.id, 'display', g.display_name, 'type', 'direct')
+      order by g.display_name, g.id)::text, '[]')
+    from group_user_members m join directory_groups g on g.id = m.group_id
+    where m.identity_id = ${sql.ref(`${table}.id`)} and g.organization_id = ${sql.ref(`${table}.organization_id`)})`.as(
+    "groups",
+  );
+
+const userTextColumns = (table: string, withGroups: boolean) => {
+  const scim = sql.ref(`${table}.scim`);
+  const base = [
+    sql.ref<string>(`${table}.id`).as("id"),
+    sql.ref<string>(`${table}.organization_id`).as("organization_id"),
+    sql<string>`${scim}::text`.as("scim"),
+    iso(`${table}.created_at`).as("created"),
+    iso(`${table}.updated_at`).as("updated"),
+    managerOf(table),
+  ];
+  return withGroups ? [...base, groupsTextOf(table)] : base;
+};
+
+/** findUser as JSON text (see UserTextRow). */
+export async function findUserText(
+  db: Executor,
+  orgId: string,
+  id: string,
+  groups: boolean,
+): Promise<UserTextRow | undefined> {
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom("identities as i")
+      .select(userTextColumns("i", groups))
+      .where("i.organization_id", "=", orgId)
+      .where("i.id", "=", id),
+  );
+  return rows[0] as UserTextRow | undefined;
+}
 
 /** GET /Users/{id}: a named prepared statement (see storage/prepared.ts), planned once per connection. */
 export async function findUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
@@ -327,11 +383,32 @@ export async function listUsers(
   page: UserPage,
   groups: boolean,
 ): Promise<{ rows: UserRow[]; total?: number }> {
+  return listRows<UserRow>(db, orgId, filter, page, userColumns("i", groups));
+}
+
+/** listUsers as JSON text (see UserTextRow). */
+export async function listUsersText(
+  db: Db,
+  orgId: string,
+  filter: UserFilter | undefined,
+  page: UserPage,
+  groups: boolean,
+): Promise<{ rows: UserTextRow[]; total?: number }> {
+  return listRows<UserTextRow>(db, orgId, filter, page, userTextColumns("i", groups));
+}
+
+async function listRows<Row extends { id: string }>(
+  db: Db,
+  orgId: string,
+  filter: UserFilter | undefined,
+  page: UserPage,
+  columns: readonly AliasedRawBuilder<unknown, string>[],
+): Promise<{ rows: Row[]; total?: number }> {
   const base = filtered(db, orgId, filter);
   if (page.kind === "cursor") {
     const q = page.afterId === undefined ? base : base.where("i.id", ">", page.afterId);
-    const rows = await executePrepared(db, q.select(userColumns("i", groups)).orderBy("i.id").limit(page.limit));
-    return { rows: rows as UserRow[] };
+    const rows = await executePrepared(db, q.select(columns).orderBy("i.id").limit(page.limit));
+    return { rows: rows as unknown as Row[] };
   }
   const count = base.select((eb) => eb.fn.countAll<number>().as("total"));
   if (page.limit === 0) return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
@@ -341,7 +418,7 @@ export async function listUsers(
   const ids = filtered(db, orgId, filter).select("i.id").orderBy("i.id").offset(page.offset).limit(page.limit);
   const rows = db
     .selectFrom("identities as i")
-    .select(userColumns("i", groups))
+    .select(columns)
     .where("i.organization_id", "=", orgId)
     .where(sql<SqlBool>`i.id = any(array(${ids}))` as Expression<SqlBool>)
     .orderBy("i.id");
@@ -353,9 +430,9 @@ export async function listUsers(
       .selectAll("u")
       .select("c.total")
       .orderBy("u.id"),
-  )) as (UserRow & { total: number; id: string | null })[];
+  )) as unknown as (Row & { total: number; id: string | null })[];
   const total = Number(result[0]?.total ?? 0);
-  const list = result.filter((r) => r.id !== null).map(({ total: _total, ...row }) => row as UserRow);
+  const list = result.filter((r) => r.id !== null).map(({ total: _total, ...row }) => row as unknown as Row);
   return { rows: list, total };
 }
 

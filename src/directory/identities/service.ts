@@ -10,7 +10,17 @@ import type { ScimClient } from "../scim-clients/service.js";
 import { columnsOf, identifierKey, identifiersOf, primaryEmail, sameJson } from "./document.js";
 import { IdentityConflictError } from "./errors.js";
 import * as repo from "./repo.js";
-import type { Identity, ReadView, StoredUser, UserDocument, UserFilter, UserPage, UserWrite } from "./types.js";
+import type {
+  GroupRef,
+  Identity,
+  ReadView,
+  StoredUser,
+  UserDocument,
+  UserFilter,
+  UserPage,
+  UserText,
+  UserWrite,
+} from "./types.js";
 
 export type VerifyResult =
   | { readonly ok: true; readonly identity: Identity }
@@ -75,6 +85,26 @@ export class IdentityService {
       if (user !== undefined) return { user, linked: true };
     }
     throw conflictOf(orgId, undefined, owners);
+  }
+
+  /**
+   * A read with nothing to project (all attributes, memberships included) as JSON text, to splice into the response
+   * without parsing the document; a user whose rendering needs object work (the manager's displayName, a document
+   * holding a key the server owns) comes back as a StoredUser instead.
+   */
+  async getText(orgId: string, id: string): Promise<UserText | StoredUser | undefined> {
+    const row = await repo.findUserText(this.#db, orgId, id, true);
+    return row === undefined ? undefined : fromTextRow(row);
+  }
+
+  async listText(
+    orgId: string,
+    filter: UserFilter | undefined,
+    page: UserPage,
+  ): Promise<{ rows: (UserText | StoredUser)[]; total?: number }> {
+    const { rows, total } = await repo.listUsersText(this.#db, orgId, filter, page, true);
+    const users = rows.map(fromTextRow);
+    return total === undefined ? { rows: users } : { rows: users, total };
   }
 
   async get(orgId: string, id: string, view: ReadView): Promise<StoredUser | undefined> {
@@ -289,6 +319,53 @@ function conflictOf(
   const others = owners.filter((o) => o.identity_id !== self);
   const foreign = others.length > 0 && others.every((o) => o.organization_id !== orgId);
   return new IdentityConflictError(foreign ? "another" : "organization");
+}
+
+/**
+ * jsonb's text of a stored document: `{"key": value, ...}`. Inside a JSON string every `"` is escaped, so these
+ * patterns (an unescaped quote, the name, `": `) can only match keys. A stored document holds registry attributes
+ * only (validateUser), none with a sub-attribute named like these; a match anywhere just takes the object path.
+ */
+const SCHEMAS = '"schemas": [';
+const SCHEMA_LIST = /^\["[^"\\\]]*"(, "[^"\\\]]*")*\]$/;
+const SERVER_OWNED = /"(id|meta|groups|password)": /;
+
+/** The document's `schemas` array and the document without it, or undefined when it is not the plain shape. */
+function splitSchemas(text: string): { schemas: string; body: string } | undefined {
+  const at = text.indexOf(SCHEMAS);
+  const end = at < 0 ? -1 : text.indexOf("]", at);
+  if (end < 0) return undefined;
+  const schemas = text.slice(at + SCHEMAS.length - 1, end + 1);
+  if (!SCHEMA_LIST.test(schemas)) return undefined;
+  let before = text.slice(0, at);
+  let after = text.slice(end + 1);
+  if (after.startsWith(", ")) after = after.slice(2);
+  else if (before.endsWith(", ")) before = before.slice(0, -2);
+  return { schemas, body: before + after };
+}
+
+function fromTextRow(row: repo.UserTextRow): UserText | StoredUser {
+  const groups = row.groups ?? "[]";
+  const split = row.manager_display_name === null && !SERVER_OWNED.test(row.scim) ? splitSchemas(row.scim) : undefined;
+  if (split === undefined) {
+    return {
+      id: row.id,
+      organizationId: row.organization_id,
+      scim: JSON.parse(row.scim) as Record<string, unknown>,
+      createdAt: new Date(row.created),
+      updatedAt: new Date(row.updated),
+      groups: JSON.parse(groups) as GroupRef[],
+      managerDisplayName: row.manager_display_name,
+    };
+  }
+  return {
+    id: row.id,
+    schemas: split.schemas,
+    body: split.body,
+    created: row.created,
+    lastModified: row.updated,
+    groups: groups === "[]" ? undefined : groups,
+  };
 }
 
 function toStoredUser(row: repo.UserRow, groups: StoredUser["groups"]): StoredUser {

@@ -26,6 +26,23 @@ export interface StoredUser {
   readonly managerDisplayName: string | null;
 }
 
+/**
+ * A user as JSON text, read for a response without a projection (see scim/users/serialize renderUserText): each
+ * field is JSON text to splice in as it is.
+ */
+export interface UserText {
+  readonly id: string;
+  /** The document's `schemas` array. */
+  readonly schemas: string;
+  /** The stored document without `schemas`: a JSON object that holds none of id, meta, groups, password. */
+  readonly body: string;
+  /** RFC 3339 UTC timestamps with milliseconds, as Date.toISOString writes them (not JSON strings). */
+  readonly created: string;
+  readonly lastModified: string;
+  /** The `groups` array (value, display, type), or undefined when the user has none. */
+  readonly groups: string | undefined;
+}
+
 /** What a read must load beyond the row itself. */
 export interface ReadView {
   readonly groups: boolean;

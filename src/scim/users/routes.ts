@@ -11,12 +11,18 @@ import type { EqFilter } from "../query/filter.js";
 import { listResponse, pageRequestOf } from "../query/list-page.js";
 import { parseListQuery, parseProjection } from "../query/list-query.js";
 import { includes, type Projection } from "../query/projection.js";
-import { renderUser, userLocation } from "./serialize.js";
+import { stringifyWithRaw, RawJson } from "../raw-json.js";
+import { isUserText, renderUser, renderUserText, userLocation } from "./serialize.js";
 import { validateUser } from "./validate.js";
 
 type Query = Record<string, unknown>;
 
 const notFound = (id: string) => new ScimError(404, undefined, `user ${id} not found`);
+
+/** No projection: the response is every attribute, spliced as JSON text (renderUserText). */
+const isWhole = (p: Projection): boolean =>
+  (p.attributes === undefined || p.attributes.length === 0) &&
+  (p.excludedAttributes === undefined || p.excludedAttributes.length === 0);
 
 const viewOf = (projection: Projection): ReadView => ({ groups: includes("User", projection, "groups") });
 
@@ -59,9 +65,17 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     return renderUser(user, baseOf(req), projection);
   });
 
-  scope.get("/Users/:id", async (req) => {
+  scope.get("/Users/:id", async (req, reply) => {
     const projection = parseProjection(req.query as Query);
     const id = idOf(req);
+    if (isWhole(projection)) {
+      const user = await identities.getText(req.scimClient.organizationId, id);
+      if (user === undefined) throw notFound(id);
+      const base = baseOf(req);
+      return reply.send(
+        isUserText(user) ? renderUserText(user, base) : JSON.stringify(renderUser(user, base, projection)),
+      );
+    }
     const user = await identities.get(req.scimClient.organizationId, id, viewOf(projection));
     if (user === undefined) throw notFound(id);
     return renderUser(user, baseOf(req), projection);
@@ -100,11 +114,18 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     return reply.code(204).send();
   });
 
-  scope.get("/Users", async (req) => {
+  scope.get("/Users", async (req, reply) => {
     const query = parseListQuery("User", req.query as Query);
     const client = req.scimClient;
     const { request, context } = pageRequestOf("User", client.clientId, query, deps.cursors);
     const projection: Projection = { attributes: query.attributes, excludedAttributes: query.excludedAttributes };
+    if (isWhole(projection)) {
+      const page = await identities.listText(client.organizationId, userFilter(query.filter), request);
+      const base = baseOf(req);
+      const render = (u: (typeof page.rows)[number]) =>
+        isUserText(u) ? new RawJson(renderUserText(u, base)) : renderUser(u, base, projection);
+      return reply.send(stringifyWithRaw(listResponse(query, page, render, deps.cursors, context)));
+    }
     const page = await identities.list(client.organizationId, userFilter(query.filter), request, viewOf(projection));
     const base = baseOf(req);
     return listResponse(query, page, (u) => renderUser(u, base, projection), deps.cursors, context);

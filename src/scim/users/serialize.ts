@@ -1,4 +1,4 @@
-import type { StoredUser } from "../../directory/identities/types.js";
+import type { StoredUser, UserText } from "../../directory/identities/types.js";
 import { type Projection, project } from "../query/projection.js";
 import { COMMON_ATTRIBUTES, ENTERPRISE_USER_SCHEMA, schemasFor } from "../schema/registry.js";
 
@@ -53,3 +53,21 @@ export function renderUser(user: StoredUser, baseUrl: string, projection: Projec
 }
 
 const isJson = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * renderUser without a projection, as JSON text spliced from the database's: `schemas` and `id` first, then the
+ * stored document's members (jsonb's key order), `groups` and `meta`. No key repeats: the document holds none of
+ * id, groups, meta (the repository checks; such a user comes back as a StoredUser), and without a projection
+ * renderUser keeps every member the document has (validateUser stores registry attributes only).
+ */
+export function renderUserText(user: UserText, baseUrl: string): string {
+  const body = user.body.length > 2 ? `,${user.body.slice(1, -1)}` : "";
+  const groups = user.groups === undefined ? "" : `,"groups":${user.groups}`;
+  return (
+    `{"schemas":${user.schemas},"id":${JSON.stringify(user.id)}${body}${groups},"meta":{"resourceType":"User",` +
+    `"created":"${user.created}","lastModified":"${user.lastModified}",` +
+    `"location":${JSON.stringify(userLocation(baseUrl, user.id))}}}`
+  );
+}
+
+export const isUserText = (user: UserText | StoredUser): user is UserText => "body" in user;
