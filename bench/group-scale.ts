@@ -1,50 +1,18 @@
 /**
  * Issue 4 point 6: membership at scale, measured through the SCIM routes (app.inject: server work and serialisation,
- * no network). Run: `npx tsx bench/group-scale.ts` (embedded PostgreSQL) or with ROSTER_BENCH_DATABASE_URL set.
+ * no network). Run: `npx tsx bench/group-scale.ts` (embedded PostgreSQL) or with ROSTER_DATABASE_URL set (a throwaway schema).
  * Events go to the default sink (built, not stored); the outbox insert is the webhooks module's cost.
  */
 import { performance } from "node:perf_hooks";
 import { sql } from "kysely";
-import { buildApp } from "../src/app.js";
-import { systemClock } from "../src/platform/clock.js";
-import { hashSecret } from "../src/platform/crypto.js";
-import { createLogger } from "../src/platform/logger.js";
-import { migrate, openDatabase } from "../src/storage/database.js";
-import { startEmbedded } from "../src/storage/embedded.js";
+import { startInProcess } from "./lib/in-process.js";
 
 const USERS = Number(process.env.GROUP_SCALE_USERS ?? 110_000);
 const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-const logger = createLogger("warn");
-
-const cluster = process.env.ROSTER_BENCH_DATABASE_URL ? undefined : await startEmbedded({ dataDir: undefined, logger });
-const url = process.env.ROSTER_BENCH_DATABASE_URL ?? cluster?.url ?? "";
-const storage = openDatabase({ url });
-await migrate(storage.db);
-const app = await buildApp({
-  db: storage.db,
-  clock: systemClock,
-  logger,
-  secrets: [Buffer.from("bench-secret-bench-secret-bench-secret-0123")],
-  adminTokenHash: hashSecret("bench-admin"),
-  publicUrl: () => "http://bench.local",
-});
-await app.ready();
-
-const admin = { authorization: "Bearer bench-admin" };
-const org = (
-  await app.inject({ method: "POST", url: "/v2alpha1/admin/organizations", headers: admin, payload: { name: "bench" } })
-).json();
-const client = (
-  await app.inject({
-    method: "POST",
-    url: "/v2alpha1/admin/scimClients",
-    headers: admin,
-    payload: { organization_id: org.id, secret: "bench-scim-secret" },
-  })
-).json();
-const headers = { authorization: "Bearer bench-scim-secret", "content-type": "application/scim+json" };
-const base = `/scim/${client.client_id}/v2`;
+const roster = await startInProcess();
+const { app } = roster;
+const { organizationId, base, headers } = await roster.scimClient();
 
 async function call(method: "GET" | "POST" | "PATCH" | "PUT", path: string, body?: unknown) {
   const started = performance.now();
@@ -70,14 +38,14 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 let started = performance.now();
 const { rows: users } = await sql<{ id: string }>`
   insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at)
-  select gen_random_uuid(), ${org.id}::uuid, true, 'user' || i || '@bench.local',
+  select gen_random_uuid(), ${organizationId}::uuid, true, 'user' || i || '@bench.local',
     jsonb_build_object('schemas', jsonb_build_array('urn:ietf:params:scim:schemas:core:2.0:User'),
       'userName', 'user' || i || '@bench.local', 'active', true,
       'name', jsonb_build_object('givenName', 'Given' || i, 'familyName', 'Family' || i)),
     now(), now()
   from generate_series(1, ${USERS}::int) as i
-  returning id`.execute(storage.db);
-await sql`analyze`.execute(storage.db);
+  returning id`.execute(roster.db);
+await sql`analyze`.execute(roster.db);
 record(`seed ${USERS} identities (SQL, not measured API)`, performance.now() - started);
 const ids = users.map((u) => u.id);
 const members = (from: number, to: number) => ids.slice(from, to).map((value) => ({ value }));
@@ -107,7 +75,7 @@ const g100k = await create("hundred thousand");
 r = await add(g100k, members(0, 100_000), "?excludedAttributes=members");
 record("PATCH add 100 000 members in one request", r.ms);
 // What autovacuum does after a bulk change; without it the planner still believes the table is empty.
-await sql`analyze group_user_members`.execute(storage.db);
+await sql`analyze group_user_members`.execute(roster.db);
 const heapBefore = process.memoryUsage().heapUsed;
 for (let i = 0; i < 3; i++) {
   r = await call("GET", `/Groups/${g100k}`);
@@ -151,7 +119,5 @@ started = performance.now();
 for (let i = 0; i < 50; i++) await add(small2, members(i * 10, i * 10 + 10));
 record("PATCH add 10 members, mean of 50 (group grows to 500, all back)", (performance.now() - started) / 50);
 
-await app.close();
-await storage.close();
-await cluster?.stop();
+await roster.close();
 if (process.env.GROUP_SCALE_JSON !== undefined) console.log(JSON.stringify({ users: USERS, results }));

@@ -7,65 +7,26 @@
  * the SCIM document, indexed columns and default-mapping traits; identity_identifiers for userName and email),
  * then ANALYZE. Each measurement is the median of LIST_SCALE_RUNS (default 50) requests.
  */
-import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { sql } from "kysely";
-import pg from "pg";
-import { buildApp } from "../src/app.js";
-import { systemClock } from "../src/platform/clock.js";
-import { hashSecret } from "../src/platform/crypto.js";
-import { createLogger } from "../src/platform/logger.js";
-import { migrate, openDatabase, quoteIdent } from "../src/storage/database.js";
-import { startEmbedded } from "../src/storage/embedded.js";
+import { startInProcess } from "./lib/in-process.js";
 
 const USERS = Number(process.env.LIST_SCALE_USERS ?? 100_000);
 const RUNS = Number(process.env.LIST_SCALE_RUNS ?? 50);
 const DEPTH = Math.min(90_000, USERS - 1000);
 const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
-const logger = createLogger("warn");
-
-const external = process.env.ROSTER_DATABASE_URL;
-const cluster = external ? undefined : await startEmbedded({ dataDir: undefined, logger });
-const url = external ?? cluster?.url ?? "";
-const schema = `bench_list_${randomBytes(4).toString("hex")}`;
-await withClient(url, (c) => c.query(`create schema ${quoteIdent(schema)}`));
-const storage = openDatabase({ url, schema });
-await migrate(storage.db, schema);
-
-const app = await buildApp({
-  db: storage.db,
-  clock: systemClock,
-  logger,
-  secrets: [Buffer.from("bench-secret-bench-secret-bench-secret-0123")],
-  adminTokenHash: hashSecret("bench-admin"),
-  publicUrl: () => "http://bench.local",
-});
-await app.ready();
+const roster = await startInProcess();
+const { app, external } = roster;
 
 try {
   await run();
 } finally {
-  await app.close();
-  await storage.close();
-  if (cluster === undefined) await withClient(url, (c) => c.query(`drop schema ${quoteIdent(schema)} cascade`));
-  await cluster?.stop();
+  await roster.close();
 }
 
 async function run(): Promise<void> {
-  const admin = { authorization: "Bearer bench-admin" };
-  const org = (
-    await app.inject({ method: "POST", url: "/v2alpha1/admin/organizations", headers: admin, payload: { name: "b" } })
-  ).json() as { id: string };
-  const client = (
-    await app.inject({
-      method: "POST",
-      url: "/v2alpha1/admin/scimClients",
-      headers: admin,
-      payload: { organization_id: org.id, secret: "bench-scim-secret" },
-    })
-  ).json() as { client_id: string };
-  const headers = { authorization: "Bearer bench-scim-secret" };
-  const base = `/scim/${client.client_id}/v2`;
+  const { organizationId, base, headers } = await roster.scimClient();
+  const org = { id: organizationId };
 
   const get = async (query: string): Promise<{ ms: number; body: Record<string, unknown> }> => {
     const started = performance.now();
@@ -77,7 +38,7 @@ async function run(): Promise<void> {
 
   // --- seed -------------------------------------------------------------------------------------------------
   let started = performance.now();
-  const version = await sql<{ v: number }>`select current_setting('server_version_num')::int as v`.execute(storage.db);
+  const version = await sql<{ v: number }>`select current_setting('server_version_num')::int as v`.execute(roster.db);
   // uuidv7() (PostgreSQL 18) like the service's ids; older servers fall back to random UUIDs (ordering still by id).
   const newId = (version.rows[0]?.v ?? 0) >= 180_000 ? sql`uuidv7()` : sql`gen_random_uuid()`;
   await sql`
@@ -99,15 +60,15 @@ async function run(): Promise<void> {
     from (
       select i, 'user' || i || '@bench.local' as user_name, 'user' || i || '@work.bench.local' as email
       from generate_series(1, ${USERS}::int) as i
-    ) u`.execute(storage.db);
+    ) u`.execute(roster.db);
   // identifiersOf(): the lower-cased userName, then each email that differs from it.
   await sql`
     insert into identity_identifiers (value, identity_id, organization_id, kind)
     select lower(user_name), id, organization_id, 'userName' from identities where organization_id = ${org.id}::uuid
     union all
     select lower(scim -> 'emails' -> 0 ->> 'value'), id, organization_id, 'email'
-    from identities where organization_id = ${org.id}::uuid`.execute(storage.db);
-  await sql`analyze`.execute(storage.db);
+    from identities where organization_id = ${org.id}::uuid`.execute(roster.db);
+  await sql`analyze`.execute(roster.db);
   const seedMs = performance.now() - started;
 
   // Sanity: the API sees every user, and a seeded user reads back like one written through SCIM.
@@ -172,7 +133,7 @@ async function run(): Promise<void> {
   const walk100Ms = performance.now() - started;
   const expected = await sql<{ id: string }>`
     select id from identities where organization_id = ${org.id}::uuid order by id offset ${DEPTH} limit 1`.execute(
-    storage.db,
+    roster.db,
   );
   const at = expected.rows[0]?.id ?? "";
   const deepCheck = (count: number) => (b: Record<string, unknown>) => {
@@ -234,14 +195,4 @@ async function walk(
 
 function pct(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
-}
-
-async function withClient(connectionString: string, work: (c: pg.Client) => Promise<unknown>): Promise<void> {
-  const c = new pg.Client({ connectionString });
-  await c.connect();
-  try {
-    await work(c);
-  } finally {
-    await c.end();
-  }
 }
