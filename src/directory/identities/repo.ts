@@ -89,6 +89,9 @@ const userTextColumns = (table: string, withGroups: boolean) => {
   return withGroups ? [...base, groupsTextOf(table)] : base;
 };
 
+const userById = (db: Executor, orgId: string, id: string) =>
+  db.selectFrom("identities as i").where("i.organization_id", "=", orgId).where("i.id", "=", id);
+
 /** findUser as JSON text (see UserTextRow). */
 export async function findUserText(
   db: Executor,
@@ -96,27 +99,13 @@ export async function findUserText(
   id: string,
   groups: boolean,
 ): Promise<UserTextRow | undefined> {
-  const rows = await executePrepared(
-    db,
-    db
-      .selectFrom("identities as i")
-      .select(userTextColumns("i", groups))
-      .where("i.organization_id", "=", orgId)
-      .where("i.id", "=", id),
-  );
+  const rows = await executePrepared(db, userById(db, orgId, id).select(userTextColumns("i", groups)));
   return rows[0] as UserTextRow | undefined;
 }
 
 /** GET /Users/{id}: a named prepared statement (see storage/prepared.ts), planned once per connection. */
 export async function findUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
-  const rows = await executePrepared(
-    db,
-    db
-      .selectFrom("identities as i")
-      .select(userColumns("i", groups))
-      .where("i.organization_id", "=", orgId)
-      .where("i.id", "=", id),
-  );
+  const rows = await executePrepared(db, userById(db, orgId, id).select(userColumns("i", groups)));
   return rows[0] as UserRow | undefined;
 }
 
