@@ -9,7 +9,7 @@ import { type BenchConfig, BenchConfigError, loadBenchConfig } from "./lib/confi
 import { type CpuReader, postgresCpuReader, processCpuMs } from "./lib/cpu.js";
 import { type Endpoint, openPool } from "./lib/http.js";
 import type { OpContext } from "./lib/ops.js";
-import { analyzeDatabase, startDatabase } from "./lib/postgres.js";
+import { startDatabase, vacuumAnalyzeDatabase } from "./lib/postgres.js";
 import { startReceiver } from "./lib/receiver.js";
 import { type BenchReport, betterCeiling, ratiosTo, withRatio, writeReport } from "./lib/report.js";
 import { createOrganization, createScimClient } from "./lib/scim.js";
@@ -84,8 +84,8 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
   const users = await seedUsers(pool, plain, config.users, config.seedConcurrency);
   const groups = await seedGroups(pool, plain, config.groups, config.seedConcurrency);
   log(`seeded ${seedLine("users", users)}; ${seedLine("groups", groups)}`);
-  const analyzeMs = await analyzeDatabase(database.url);
-  log(`ANALYZE after seeding: ${Math.round(analyzeMs)} ms`);
+  const vacuumMs = await vacuumAnalyzeDatabase(database.url);
+  log(`VACUUM ANALYZE after seeding: ${Math.round(vacuumMs)} ms`);
 
   const ceiling = await startCeiling(
     { root: ROOT, config, databaseUrl: database.url, organizationId, users: users.created, postgresCpu: postgres.read },

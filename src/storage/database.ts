@@ -37,7 +37,7 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     idleTimeoutMillis: 30_000,
     // Sends the queries marked with prepared() or PREPARED as named statements; every other query is unchanged.
     Client: PreparingClient,
-    ...(sessionOptions(options) === "" ? {} : { options: sessionOptions(options) }),
+    options: sessionOptions(options),
   });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
@@ -50,7 +50,8 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
 }
 
 function sessionOptions(options: DatabaseOptions): string {
-  const parts: string[] = [];
+  // ISO, as pg's own date parser and repositories that read timestamps as text (identities/repo utcText) expect.
+  const parts = ["-c DateStyle=ISO"];
   if (options.schema !== undefined) parts.push(`-c search_path=${quoteIdent(options.schema)}`);
   if (options.synchronousCommit === false) parts.push("-c synchronous_commit=off");
   return parts.join(" ");

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from "kysely";
+import type { ColumnType, Generated, GeneratedAlways } from "kysely";
 
 /** The only place row types live. Column names are snake_case, as in SQL. */
 export interface Database {
@@ -15,6 +15,7 @@ export interface Database {
   api_key_rate_counters: ApiKeyRateCountersTable;
   webhook_outbox: WebhookOutboxTable;
   webhook_events: WebhookEventsTable;
+  resource_counts: ResourceCountsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -62,6 +63,8 @@ export interface IdentitiesTable {
   updated_at: Timestamp;
   /** Incremented by every update: the guard of optimistic writes. */
   version: Generated<number>;
+  /** The enterprise manager's value when it is a UUID, computed by PostgreSQL (0007-list-reads). */
+  manager_id: GeneratedAlways<string | null>;
 }
 
 export interface IdentityIdentifiersTable {
@@ -159,4 +162,12 @@ export interface WebhookEventsTable {
   success: boolean;
   resend: Generated<boolean>;
   attempted_at: Timestamp;
+}
+
+/** Users and groups per organization, kept by triggers (0007-list-reads); a total is the sum of the shards. */
+export interface ResourceCountsTable {
+  organization_id: string;
+  resource: "users" | "groups";
+  shard: number;
+  n: number;
 }

@@ -99,7 +99,7 @@ describe("GET /Groups statements use indexes", () => {
   });
 
   it.each([
-    ["no filter", undefined, "directory_groups_org_id_idx"],
+    ["no filter (the organization's counter)", undefined, "resource_counts_pkey"],
     [
       "displayName eq",
       { attribute: "displayName", value: "group 1" } as const,

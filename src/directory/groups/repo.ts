@@ -137,7 +137,15 @@ export function pageQuery(db: Executor, orgId: string, filter: GroupFilter | und
   return page.afterId === undefined ? query : query.where("id", ">", page.afterId);
 }
 
+/** Unfiltered: the organization's group counter (0007-list-reads), a few rows whatever its size. */
 export function countQuery(db: Executor, orgId: string, filter: GroupFilter | undefined) {
+  if (filter === undefined) {
+    return db
+      .selectFrom("resource_counts")
+      .select(sql<number>`coalesce(sum(n), 0)`.as("total"))
+      .where("organization_id", "=", orgId)
+      .where("resource", "=", "groups");
+  }
   return filtered(db, orgId, filter)
     .clearSelect()
     .select((eb) => eb.fn.countAll<number>().as("total"));

@@ -93,7 +93,7 @@ export class IdentityService {
    * holding a key the server owns) comes back as a StoredUser instead.
    */
   async getText(orgId: string, id: string): Promise<UserText | StoredUser | undefined> {
-    const row = await repo.findUserText(this.#db, orgId, id, true);
+    const row = await repo.findUserText(this.#db, orgId, id);
     return row === undefined ? undefined : fromTextRow(row);
   }
 
@@ -102,7 +102,7 @@ export class IdentityService {
     filter: UserFilter | undefined,
     page: UserPage,
   ): Promise<{ rows: (UserText | StoredUser)[]; total?: number }> {
-    const { rows, total } = await repo.listUsersText(this.#db, orgId, filter, page, true);
+    const { rows, total } = await repo.listUsersText(this.#db, orgId, filter, page);
     const users = rows.map(fromTextRow);
     return total === undefined ? { rows: users } : { rows: users, total };
   }
@@ -345,15 +345,17 @@ function splitSchemas(text: string): { schemas: string; body: string } | undefin
 }
 
 function fromTextRow(row: repo.UserTextRow): UserText | StoredUser {
-  const groups = row.groups ?? "[]";
+  const groups = row.groups;
+  const created = repo.isoFromUtcText(row.created);
+  const lastModified = repo.isoFromUtcText(row.updated);
   const split = row.manager_display_name === null && !SERVER_OWNED.test(row.scim) ? splitSchemas(row.scim) : undefined;
   if (split === undefined) {
     return {
       id: row.id,
       organizationId: row.organization_id,
       scim: JSON.parse(row.scim) as Record<string, unknown>,
-      createdAt: new Date(row.created),
-      updatedAt: new Date(row.updated),
+      createdAt: new Date(created),
+      updatedAt: new Date(lastModified),
       groups: JSON.parse(groups) as GroupRef[],
       managerDisplayName: row.manager_display_name,
     };
@@ -362,8 +364,8 @@ function fromTextRow(row: repo.UserTextRow): UserText | StoredUser {
     id: row.id,
     schemas: split.schemas,
     body: split.body,
-    created: row.created,
-    lastModified: row.updated,
+    created,
+    lastModified,
     groups: groups === "[]" ? undefined : groups,
   };
 }

@@ -55,9 +55,9 @@ export interface UserFilter {
 }
 
 /** Offset page (count + OFFSET) or keyset page (`id > afterId`, never OFFSET). */
-export type UserPage =
-  | { readonly kind: "offset"; readonly offset: number; readonly limit: number }
-  | { readonly kind: "cursor"; readonly afterId: string | undefined; readonly limit: number };
+export type UserPage = OffsetPage | CursorPage;
+export type OffsetPage = { readonly kind: "offset"; readonly offset: number; readonly limit: number };
+export type CursorPage = { readonly kind: "cursor"; readonly afterId: string | undefined; readonly limit: number };
 
 /** An identity as the admin API shows it: never the password hash. */
 export interface Identity {

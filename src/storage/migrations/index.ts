@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import * as foundation from "./0001-foundation.js";
 import * as apiKeys from "./0005-api-keys.js";
 import * as identityVersion from "./0006-identity-version.js";
+import * as listReads from "./0007-list-reads.js";
 import * as webhooks from "./0004-webhooks.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
@@ -10,4 +11,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0004-webhooks": webhooks,
   "0005-api-keys": apiKeys,
   "0006-identity-version": identityVersion,
+  "0007-list-reads": listReads,
 };

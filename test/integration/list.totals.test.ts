@@ -1,0 +1,132 @@
+import { randomBytes } from "node:crypto";
+import { Migrator, sql } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
+import { MIGRATIONS } from "../../src/storage/migrations/index.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+
+/**
+ * An unfiltered totalResults comes from the organization's counters (0007-list-reads), kept by triggers in the
+ * writing transaction: it must equal the rows there are, through concurrent creates, deletes, refused writes, other
+ * organizations' writes, the organization's deletion, and rows that existed before the counters did.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const user = (n: string) => ({
+  schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+  userName: `${n}@totals.example`,
+});
+const group = (n: string) => ({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: n });
+
+async function totals(c: SeededClient): Promise<{ users: number; groups: number }> {
+  const users = await scim(t, c, "GET", "/Users?count=0");
+  const groups = await scim(t, c, "GET", "/Groups?count=0");
+  expect(users.statusCode).toBe(200);
+  expect(groups.statusCode).toBe(200);
+  return { users: users.json().totalResults, groups: groups.json().totalResults };
+}
+
+async function rowsOf(orgId: string): Promise<{ users: number; groups: number }> {
+  const { rows } = await sql<{ users: number; groups: number }>`select
+      (select count(*) from identities where organization_id = ${orgId}) as users,
+      (select count(*) from directory_groups where organization_id = ${orgId}) as groups`.execute(t.db);
+  return rows[0] ?? { users: -1, groups: -1 };
+}
+
+describe("totalResults without a filter", () => {
+  it("equals the organization's rows through concurrent creates and deletes", async () => {
+    const c = await seedClient(t);
+    const other = await seedClient(t);
+    const tag = randomBytes(3).toString("hex");
+    const created = await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) => scim(t, c, "POST", "/Users", user(`u${i}-${tag}`))),
+      ...Array.from({ length: 12 }, (_, i) => scim(t, c, "POST", "/Groups", group(`g${i}-${tag}`))),
+      ...Array.from({ length: 5 }, (_, i) => scim(t, other, "POST", "/Users", user(`o${i}-${tag}`))),
+    ]);
+    expect(created.map((r) => r.statusCode)).toEqual(Array(47).fill(201));
+    expect(await totals(c)).toEqual({ users: 30, groups: 12 });
+    expect(await totals(other)).toEqual({ users: 5, groups: 0 });
+
+    const users = created.slice(0, 7).map((r) => r.json().id as string);
+    const groups = created.slice(30, 33).map((r) => r.json().id as string);
+    const deleted = await Promise.all([
+      ...users.map((id) => scim(t, c, "DELETE", `/Users/${id}`)),
+      ...groups.map((id) => scim(t, c, "DELETE", `/Groups/${id}`)),
+    ]);
+    expect(deleted.map((r) => r.statusCode)).toEqual(Array(10).fill(204));
+    expect(await totals(c)).toEqual({ users: 23, groups: 9 });
+    expect(await totals(c)).toEqual(await rowsOf(c.organizationId));
+
+    // An offset page carries the same total as a count-only request.
+    const page = await scim(t, c, "GET", "/Users?startIndex=21&count=5");
+    expect(page.json().totalResults).toBe(23);
+    expect(page.json().Resources).toHaveLength(3);
+  });
+
+  it("does not move when a create is refused", async () => {
+    const c = await seedClient(t);
+    expect((await scim(t, c, "POST", "/Users", user("dup-totals"))).statusCode).toBe(201);
+    expect((await scim(t, c, "POST", "/Users", user("dup-totals"))).statusCode).toBe(409);
+    expect((await scim(t, c, "POST", "/Groups", group("g"))).statusCode).toBe(201);
+    expect((await scim(t, c, "POST", "/Groups", { schemas: group("x").schemas })).statusCode).toBe(400);
+    expect(await totals(c)).toEqual({ users: 1, groups: 1 });
+  });
+
+  it("goes with its organization: deleting one with users and groups leaves no counter", async () => {
+    const c = await seedClient(t);
+    await scim(t, c, "POST", "/Users", user(`gone-${randomBytes(3).toString("hex")}`));
+    await scim(t, c, "POST", "/Groups", group("gone"));
+    expect((await adminCall(t, "DELETE", `/organizations/${c.organizationId}`)).statusCode).toBe(200);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from resource_counts
+      where organization_id = ${c.organizationId}`.execute(t.db);
+    expect(rows[0]?.n).toBe(0);
+  });
+});
+
+describe("migration 0007", () => {
+  it("counts the users and groups that existed before it", async () => {
+    const url = inject("databaseUrl");
+    const schema = `t_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema ${quoteIdent(schema)}`);
+    const { db, close } = openDatabase({ url, schema, poolSize: 2 });
+    try {
+      const migrator = new Migrator({
+        db,
+        provider: { getMigrations: async () => MIGRATIONS },
+        allowUnorderedMigrations: true,
+        migrationTableSchema: schema,
+      });
+      const before = await migrator.migrateTo("0006-identity-version");
+      expect(before.error).toBeUndefined();
+      const org = "0190c000-0000-7000-8000-0000000000aa";
+      await sql`insert into organizations (id, name) values (${org}, 'old')`.execute(db);
+      await sql`insert into identities (id, organization_id, user_name, scim, created_at, updated_at)
+        select gen_random_uuid(), ${org}, 'old' || g, '{}'::jsonb, now(), now() from generate_series(1, 17) g`.execute(
+        db,
+      );
+      await sql`insert into directory_groups (id, organization_id, display_name, created_at, updated_at)
+        select gen_random_uuid(), ${org}, 'old' || g, now(), now() from generate_series(1, 4) g`.execute(db);
+      await migrate(db, schema);
+      const { rows } = await sql<{ resource: string; n: number }>`select resource, sum(n)::int as n
+        from resource_counts where organization_id = ${org} group by resource order by resource`.execute(db);
+      expect(rows).toEqual([
+        { resource: "groups", n: 4 },
+        { resource: "users", n: 17 },
+      ]);
+    } finally {
+      await close();
+      await admin.query(`drop schema ${quoteIdent(schema)} cascade`);
+      await admin.end();
+    }
+  });
+});
