@@ -6,6 +6,9 @@ export class RawJson {
   }
 }
 
+/** A JSON array of JSON texts, as one RawJson: a list page of 100 users is then one splice, not 100. */
+export const rawArray = (texts: readonly string[]): RawJson => new RawJson(`[${texts.join(",")}]`);
+
 // A string holding NUL cannot come from the database (PostgreSQL text refuses it) nor from a validated request, and
 // JSON.stringify escapes it, so `"\u0000raw:N"` in the output can only be a placeholder written here.
 const PLACEHOLDER = /"\\u0000raw:(\d+)"/g;

@@ -50,12 +50,14 @@ export function pageRequestOf(
  * The ListResponse body (spec 2.4). `Resources` is present, possibly empty, except when count=0 (DESIGN.md);
  * offset pages carry totalResults and startIndex, cursor pages carry nextCursor except on the last page.
  */
-export function listResponse<T extends { id: string }>(
+export function listResponse<T extends { id: string }, R = unknown>(
   query: ListQuery,
   page: PageRows<T>,
-  render: (row: T) => unknown,
+  render: (row: T) => R,
   codec: CursorCodec,
   context: CursorContext,
+  /** What `Resources` holds, given the rendered rows (default: them, as an array). */
+  collect: (rendered: R[]) => unknown = (rendered) => rendered,
 ): Record<string, unknown> {
   if (query.page.kind === "offset") {
     const resources = page.rows.map(render);
@@ -64,7 +66,7 @@ export function listResponse<T extends { id: string }>(
       totalResults: page.total ?? resources.length,
       startIndex: query.page.startIndex,
       itemsPerPage: resources.length,
-      ...(query.page.count === 0 ? {} : { Resources: resources }),
+      ...(query.page.count === 0 ? {} : { Resources: collect(resources) }),
     };
   }
   const count = query.page.count;
@@ -75,6 +77,6 @@ export function listResponse<T extends { id: string }>(
     schemas: [LIST_RESPONSE_SCHEMA],
     itemsPerPage: rows.length,
     ...(more ? { nextCursor: codec.encode(context, last.id) } : {}),
-    ...(count === 0 ? {} : { Resources: rows.map(render) }),
+    ...(count === 0 ? {} : { Resources: collect(rows.map(render)) }),
   };
 }

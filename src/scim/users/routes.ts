@@ -11,8 +11,8 @@ import type { EqFilter } from "../query/filter.js";
 import { listResponse, pageRequestOf } from "../query/list-page.js";
 import { parseListQuery, parseProjection } from "../query/list-query.js";
 import { includes, type Projection } from "../query/projection.js";
-import { stringifyWithRaw, RawJson } from "../raw-json.js";
-import { isUserText, renderUser, renderUserText, userLocation } from "./serialize.js";
+import { rawArray, stringifyWithRaw } from "../raw-json.js";
+import { isUserText, renderUser, renderUserText, userLocation, userTextRenderer } from "./serialize.js";
 import { validateUser } from "./validate.js";
 
 type Query = Record<string, unknown>;
@@ -122,9 +122,10 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     if (isWhole(projection)) {
       const page = await identities.listText(client.organizationId, userFilter(query.filter), request);
       const base = baseOf(req);
+      const renderText = userTextRenderer(base);
       const render = (u: (typeof page.rows)[number]) =>
-        isUserText(u) ? new RawJson(renderUserText(u, base)) : renderUser(u, base, projection);
-      return reply.send(stringifyWithRaw(listResponse(query, page, render, deps.cursors, context)));
+        isUserText(u) ? renderText(u) : JSON.stringify(renderUser(u, base, projection));
+      return reply.send(stringifyWithRaw(listResponse(query, page, render, deps.cursors, context, rawArray)));
     }
     const page = await identities.list(client.organizationId, userFilter(query.filter), request, viewOf(projection));
     const base = baseOf(req);

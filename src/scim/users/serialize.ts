@@ -61,13 +61,21 @@ const isJson = (v: unknown): v is Json => typeof v === "object" && v !== null &&
  * renderUser keeps every member the document has (validateUser stores registry attributes only).
  */
 export function renderUserText(user: UserText, baseUrl: string): string {
-  const body = user.body.length > 2 ? `,${user.body.slice(1, -1)}` : "";
-  const groups = user.groups === undefined ? "" : `,"groups":${user.groups}`;
-  return (
-    `{"schemas":${user.schemas},"id":${JSON.stringify(user.id)}${body}${groups},"meta":{"resourceType":"User",` +
-    `"created":"${user.created}","lastModified":"${user.lastModified}",` +
-    `"location":${JSON.stringify(userLocation(baseUrl, user.id))}}}`
-  );
+  return userTextRenderer(baseUrl)(user);
+}
+
+/** renderUserText for many users of one base URL: the location's JSON prefix is escaped once, not per user. */
+export function userTextRenderer(baseUrl: string): (user: UserText) => string {
+  const location = JSON.stringify(userLocation(baseUrl, "")).slice(0, -1);
+  // The id is a UUID from the database: nothing in it needs escaping.
+  return (user) => {
+    const body = user.body.length > 2 ? `,${user.body.slice(1, -1)}` : "";
+    const groups = user.groups === undefined ? "" : `,"groups":${user.groups}`;
+    return (
+      `{"schemas":${user.schemas},"id":"${user.id}"${body}${groups},"meta":{"resourceType":"User",` +
+      `"created":"${user.created}","lastModified":"${user.lastModified}","location":${location}${user.id}"}}`
+    );
+  };
 }
 
 export const isUserText = (user: UserText | StoredUser): user is UserText => "body" in user;
