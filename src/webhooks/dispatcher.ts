@@ -5,7 +5,7 @@ import { attemptId } from "./attempt-id.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
 import type { AttemptRecord, EventLog } from "./event-log.js";
-import { type ClaimedEvent, claimDue, completeClaimed, releaseClaimed } from "./outbox-repo.js";
+import { type ClaimedEvent, claimDue, completeClaimed, type OutboxKey, releaseClaimed } from "./outbox-repo.js";
 import type { DeliveryResult, WebhookSender } from "./sender.js";
 
 export const DEFAULT_CONCURRENCY = 64;
@@ -71,6 +71,8 @@ export class WebhookDispatcher {
   readonly #pollMs: number;
   readonly #claimIntervalMs: number;
   #lastClaimAt = Number.NEGATIVE_INFINITY;
+  /** Where the next claim looks first: resources are served round robin in key order. */
+  #cursor: OutboxKey | undefined;
   readonly #inFlight = new Set<Promise<void>>();
   #completions: Completion[] = [];
   #flushing: Promise<void> | undefined;
@@ -199,16 +201,19 @@ export class WebhookDispatcher {
     if (pruned > 0) this.#o.logger.info({ pruned }, "webhook event log: pruned entries past retention");
   }
 
-  #claim(limit: number): Promise<ClaimedEvent[]> {
+  async #claim(limit: number): Promise<ClaimedEvent[]> {
     const now = this.#o.clock.now();
-    return claimDue(this.#o.db, {
+    const claim = await claimDue(this.#o.db, {
       limit,
       now,
       leaseUntil: new Date(now.getTime() + this.#o.timeoutMs + LEASE_MARGIN_MS),
       chain: this.#chain,
       leaseStepMs: this.#o.timeoutMs,
       claimToken: randomBytes(12).toString("base64url"),
+      after: this.#cursor,
     });
+    this.#cursor = claim.cursor ?? this.#cursor;
+    return claim.events;
   }
 
   /**
