@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { type Db, PREPARED } from "../storage/database.js";
 import type { AttemptRecord } from "./event-log.js";
 
@@ -43,7 +43,7 @@ export interface ClaimOptions {
   readonly after?: OutboxKey | undefined;
 }
 
-interface ClaimRow {
+export interface ClaimRow {
   seq: number;
   id: string;
   client_id: string;
@@ -97,12 +97,22 @@ async function claimPass(
   upTo: OutboxKey | undefined,
   limit: number,
 ): Promise<ClaimRow[]> {
+  return (await claimStatement(options, after, upTo, limit).execute(db)).rows;
+}
+
+/** The claim of one pass, as a statement (exported for EXPLAIN in tools). */
+export function claimStatement(
+  options: ClaimOptions,
+  after: OutboxKey | undefined,
+  upTo: OutboxKey | undefined,
+  limit: number,
+): RawBuilder<ClaimRow> {
   const chain = Math.max(1, options.chain ?? 1);
   const claimable = (t: "k" | "o") => {
     const until = sql.ref(`${t}.claimed_until`);
     return sql`(${until} is null or ${until} < ${options.now})`;
   };
-  const { rows } = await sql<ClaimRow>`
+  return sql<ClaimRow>`
     with recursive k as (
       (select o.client_id, o.ordering_key, o.seq, o.claimed_until, 1 as pos from webhook_outbox o
         where (o.client_id, o.ordering_key) > (${after?.clientId ?? ""}, ${after?.orderingKey ?? ""})
@@ -140,8 +150,7 @@ async function claimPass(
     where w.seq = due.seq and c.client_id = w.client_id
     returning w.seq, w.id, w.client_id, w.organization_id, w.event, w.ordering_key, w.body, w.claims,
       c.webhook_url, c.webhook_secret_sealed, c.log_webhook_events, due.rank::int as rank, due.pos::int as pos
-  `.execute(db);
-  return rows;
+  `;
 }
 
 /** The key of the head claimed last in the pass's key order. */
