@@ -128,7 +128,8 @@ try {
 
     console.log(
       `dispatch (${label}, concurrency ${CONCURRENCY}): ${EVENTS} events in ${seconds.toFixed(2)} s = ` +
-        `${Math.round(EVENTS / seconds)} events/s (Roster process CPU ${Math.round(cpuShare * 100)}%)`,
+        `${Math.round(EVENTS / seconds)} events/s (Roster process CPU ${Math.round(cpuShare * 100)}%, ` +
+        `${((used.user + used.system) / 1000 / EVENTS).toFixed(3)} ms per event)`,
     );
   }
 } finally {

@@ -87,7 +87,9 @@ export function formatTable(report: BenchReport): string {
         `webhook dispatch: ${fixed(burst.eventsPerSecond, 0)} events/s (target ${WEBHOOK_TARGETS.eventsPerSecond} ` +
           `${okRate}) draining ${burst.deliveries} deliveries for ${burst.membersAdded} members added by ` +
           `${burst.ok}/${burst.requests} group PATCHes in ${fixed(burst.writeMs, 0)} ms; the last delivery ` +
-          `${fixed(burst.drainMs, 0)} ms after the writes${burst.cutShort ? " (cut short at the time limit)" : ""}` +
+          `${fixed(burst.drainMs, 0)} ms after the writes${burst.cutShort ? " (cut short at the time limit)" : ""}; ` +
+          `CPU per event (writes included): Roster ${fixed(burst.rosterCpuMsPerEvent, 3)} ms, PostgreSQL ` +
+          `${fixed(burst.postgresCpuMsPerEvent, 3)} ms` +
           `${burst.firstError === undefined ? "" : `; first error ${burst.firstError}`}`,
       );
     }

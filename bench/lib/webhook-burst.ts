@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import type { CpuReader } from "./cpu.js";
 import { describeReply, jsonOf, mapBounded, send } from "./http.js";
 import { type WebhookReceiver, waitQuiet } from "./receiver.js";
 import { addMembers, createGroup, type ScimTarget } from "./scim.js";
@@ -20,6 +21,9 @@ export interface BurstResult {
   /** True when the drain stopped at the time limit with events still to come. */
   readonly cutShort: boolean;
   readonly firstError?: string;
+  /** Roster's and PostgreSQL's CPU from the first write to the last delivery, per delivery (writes included). */
+  readonly rosterCpuMsPerEvent: number;
+  readonly postgresCpuMsPerEvent: number;
 }
 
 const GROUPS = 20;
@@ -38,6 +42,7 @@ export async function membershipBurst(
   receiver: WebhookReceiver,
   users: readonly Seeded[],
   connections: number,
+  cpu: { readonly roster: CpuReader; readonly postgres: CpuReader },
 ): Promise<BurstResult | { unavailable: string }> {
   const perGroup = Math.min(users.length, MEMBERS_PER_REQUEST * REQUESTS_PER_GROUP);
   if (perGroup < MEMBERS_PER_REQUEST) return { unavailable: `needs ≥ ${MEMBERS_PER_REQUEST} seeded users` };
@@ -59,6 +64,8 @@ export async function membershipBurst(
   let ok = 0;
   let membersAdded = 0;
   let firstError: string | undefined;
+  const rosterCpuAtStart = cpu.roster();
+  const postgresCpuAtStart = cpu.postgres();
   const started = performance.now();
   await mapBounded(batches, connections, async ({ group, members }) => {
     const reply = await send(pool, hooked, addMembers(hooked, group, members));
@@ -70,6 +77,9 @@ export async function membershipBurst(
   const writesEnded = performance.now();
   const cutShort = !(await drained(receiver, membersAdded));
   const counts = receiver.counts();
+  // The drain ends up to QUIET_MS (or 100 ms) after the last delivery; idle time costs no CPU.
+  const rosterCpuMs = cpu.roster() - rosterCpuAtStart;
+  const postgresCpuMs = cpu.postgres() - postgresCpuAtStart;
   const span = counts.firstAt === undefined || counts.lastAt === undefined ? 0 : counts.lastAt - counts.firstAt;
   return {
     requests: batches.length,
@@ -82,6 +92,8 @@ export async function membershipBurst(
     drainMs: counts.lastAt === undefined ? Number.NaN : Math.max(0, counts.lastAt - writesEnded),
     cutShort,
     ...(firstError === undefined ? {} : { firstError }),
+    rosterCpuMsPerEvent: rosterCpuMs / Math.max(1, counts.deliveries),
+    postgresCpuMsPerEvent: postgresCpuMs / Math.max(1, counts.deliveries),
   };
 }
 

@@ -88,7 +88,10 @@ export async function measureWebhook(o: WebhookOptions): Promise<WebhookResult> 
   await waitFor(() => o.receiver.counts().deliveries >= writes, DRAIN_LIMIT_MS, o.receiver);
   const counts = o.receiver.counts();
   await waitQuiet(o.receiver, 30_000);
-  const burst = await membershipBurst(o.pool, o.hooked, o.receiver, o.users, o.connections);
+  const burst = await membershipBurst(o.pool, o.hooked, o.receiver, o.users, o.connections, {
+    roster: o.serverCpu,
+    postgres: o.postgresCpu,
+  });
   return {
     status: "ok",
     without,

@@ -37,34 +37,32 @@ export class OutboxEventSink implements EventSink {
     if (insert !== undefined) await insert.execute(trx);
   }
 
-  /** The same rows as `record`, in one INSERT … SELECT from arrays (4 parameters whatever the number of events). */
+  /**
+   * The same rows as `record`, in one INSERT … SELECT from one JSON parameter (whatever the number of events):
+   * JSON.stringify is native, where pg serialises text[] parameters element by element in JavaScript.
+   */
   inline(
     client: ScimClient,
     events: readonly DirectoryEvent[],
     when: RawBuilder<unknown>,
   ): RawBuilder<unknown> | undefined {
     if (events.length === 0 || client.webhookUrl === null) return undefined;
-    const rows = this.#rows(client, events);
-    const now = rows[0]?.created_at ?? this.#clock.now();
+    const now = this.#clock.now();
+    const rows = JSON.stringify(this.#rows(client, events, now));
     return sql`${sql.raw(PREPARED)}insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at)
       select v.id, ${client.clientId}, ${client.organizationId}::uuid, v.event, v.ordering_key, v.body, ${now}::timestamptz
-      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.event)}::text[],
-        ${rows.map((r) => r.ordering_key)}::text[], ${rows.map((r) => r.body)}::text[])
+      from rows from (json_to_recordset(${rows}::json) as (id uuid, event text, ordering_key text, body text))
         with ordinality as v(id, event, ordering_key, body, n)
       where ${when}
       order by v.n`;
   }
 
-  #rows(client: ScimClient, events: readonly DirectoryEvent[]) {
-    const now = this.#clock.now();
+  #rows(client: ScimClient, events: readonly DirectoryEvent[], now: Date) {
     return events.map((e) => ({
       id: uuidv7(now.getTime()),
-      client_id: client.clientId,
-      organization_id: client.organizationId,
       event: e.kind,
       ordering_key: e.resourceId,
       body: JSON.stringify(webhookBody(client, e)),
-      created_at: now,
     }));
   }
 }

@@ -4,7 +4,7 @@ import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { openDatabase } from "../../src/storage/database.js";
 import { LEASE_MARGIN_MS } from "../../src/webhooks/dispatcher.js";
-import { claimDue } from "../../src/webhooks/outbox-repo.js";
+import { claimDue, completeClaimed, type OutboxKey } from "../../src/webhooks/outbox-repo.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
 import { type SeededClient, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -87,6 +87,76 @@ describe("outbox ordering (issue 6 point 3)", () => {
   );
 });
 
+describe("claiming (issue 8: a backlog costs one index probe per resource)", () => {
+  const claimOne = async (after: OutboxKey | undefined) => {
+    const now = clock.now();
+    const claim = await claimDue(database.db, {
+      limit: 1,
+      now,
+      leaseUntil: new Date(now.getTime() + TIMEOUT_MS),
+      claimToken: uuidv7(),
+      after,
+    });
+    await completeClaimed(
+      database.db,
+      claim.events.map((event) => ({ event, attempt: null })),
+    );
+    return claim;
+  };
+
+  it("serves resources round robin: a claim goes on after the resource claimed last, then wraps around", async () => {
+    const webhooks = testWebhooks(database.db, clock);
+    const users = Array.from({ length: 3 }, () => uuidv7());
+    for (const seq of [0, 1]) {
+      await recordEvents(
+        database.db,
+        webhooks,
+        c.clientId,
+        users.map((u) => update(u, seq)),
+      );
+    }
+    const claimed: { user: string; seq: number }[] = [];
+    let after: OutboxKey | undefined;
+    for (let i = 0; i < 6; i++) {
+      const claim = await claimOne(after);
+      after = claim.cursor;
+      for (const e of claim.events) claimed.push({ user: e.orderingKey, seq: seqOf(JSON.parse(e.body)) });
+    }
+    expect(await claimOne(after)).toEqual({ events: [], cursor: undefined });
+    // Each resource's second event waits until every other resource had its turn, not the first one's order.
+    const firstRound = claimed.slice(0, 3).map((x) => x.user);
+    expect(new Set(firstRound).size).toBe(3);
+    expect(claimed.slice(3).map((x) => x.user)).toEqual(firstRound);
+    expect(claimed.map((x) => x.seq)).toEqual([0, 0, 0, 1, 1, 1]);
+  });
+
+  it("finds the head of an idle resource behind a long backlog of resources in flight", async () => {
+    const webhooks = testWebhooks(database.db, clock, { concurrency: 4, chain: 4 });
+    const busy = Array.from({ length: 3 }, () => uuidv7());
+    for (let seq = 0; seq < 20; seq++) {
+      await recordEvents(
+        database.db,
+        webhooks,
+        c.clientId,
+        busy.map((u) => update(u, seq)),
+      );
+    }
+    const late = uuidv7();
+    await recordEvents(database.db, webhooks, c.clientId, [update(late, 0)]);
+    const now = clock.now();
+    const lease = { now, leaseUntil: new Date(now.getTime() + TIMEOUT_MS), chain: 4 };
+    const inFlight = await claimDue(database.db, { ...lease, limit: 3, claimToken: "busy" });
+    expect(new Set(inFlight.events.map((e) => e.orderingKey))).toEqual(new Set(busy));
+    const next = await claimDue(database.db, { ...lease, limit: 3, claimToken: "next" });
+    expect(next.events.map((e) => e.orderingKey)).toEqual([late]);
+    await completeClaimed(
+      database.db,
+      [...inFlight.events, ...next.events].map((event) => ({ event, attempt: null })),
+    );
+    expect(await webhooks.dispatcher.drain()).toBe(3 * 16);
+  });
+});
+
 describe("durability (issue 6 point 3)", () => {
   it("delivers an event committed before a restart, from a new instance on the same database", async () => {
     const before = await createWebhookTestApp({ database, clock });
@@ -111,7 +181,7 @@ describe("durability (issue 6 point 3)", () => {
     await recordEvents(database.db, webhooks, c.clientId, [update(u, 1), update(u, 2)]);
     // A dispatcher claims the head, then "crashes" before sending or recording anything.
     const now = clock.now();
-    const claimed = await claimDue(database.db, {
+    const { events: claimed } = await claimDue(database.db, {
       limit: 10,
       now,
       leaseUntil: new Date(now.getTime() + TIMEOUT_MS + LEASE_MARGIN_MS),
