@@ -27,6 +27,8 @@ import { createWebhooks, type Webhooks } from "./webhooks/index.js";
 
 export interface AppDeps {
   readonly db: Db;
+  /** The same database for the hot user reads, planned generically (storage/open.ts); default: db. */
+  readonly reads?: Db;
   readonly clock: Clock;
   readonly logger: Logger;
   /** ROSTER_SECRETS: the first key signs and encrypts, the others still verify and decrypt. */
@@ -58,7 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const eventSink = deps.eventSink ?? webhooks.sink;
   const cursors = new CursorCodec(deps.secrets, deps.clock);
   const mapper = new DataMapper(deps.clock);
-  const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper);
+  const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
 
   registerHealth(app, deps.db);
   registerPortal(app);

@@ -52,6 +52,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
   });
   const app = await buildApp({
     db: storage.db,
+    reads: storage.reads,
     clock: systemClock,
     logger,
     secrets: storage.secrets,

@@ -8,10 +8,16 @@ import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
 
 /** Connections of the webhook dispatcher's bookkeeping (claims, attempts): few, and `synchronous_commit = off`. */
 export const BOOKKEEPING_POOL_SIZE = 4;
+/** Connections for the hot SCIM reads (GET and list of users), with generic plans (DatabaseOptions.genericPlans). */
+export const READS_POOL_SIZE = 10;
+/** Connections for everything else: writes, transactions, admin API. */
+export const MAIN_POOL_SIZE = 10;
 
 export interface Storage extends OpenDatabase {
   /** The same database without synchronous commit: only for the webhook dispatcher's bookkeeping. */
   readonly bookkeeping: Db;
+  /** The same database with generic plans: only for the hot reads (AppDeps.reads). */
+  readonly reads: Db;
   readonly secrets: readonly Buffer[];
   readonly engine: "embedded" | "server";
 }
@@ -29,16 +35,19 @@ export async function openStorage(config: Config, logger: Logger): Promise<Stora
     url = cluster.url;
   }
   try {
-    const opened = openDatabase({ url });
+    const opened = openDatabase({ url, poolSize: MAIN_POOL_SIZE });
     await migrate(opened.db);
     const secrets = config.secrets ?? (await embeddedSecrets(config));
     const bookkeeping = openDatabase({ url, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
+    const reads = openDatabase({ url, poolSize: READS_POOL_SIZE, genericPlans: true });
     return {
       ...opened,
       bookkeeping: bookkeeping.db,
+      reads: reads.db,
       secrets,
       engine: cluster === undefined ? "server" : "embedded",
       async close() {
+        await reads.close();
         await bookkeeping.close();
         await opened.close();
         await cluster?.stop();

@@ -32,6 +32,12 @@ beforeAll(async () => {
     values (${GROUP}::uuid, ${c.organizationId}::uuid, 'Bulk', now(), now())`.execute(database.db);
   await sql`insert into group_user_members (group_id, identity_id, organization_id)
     select ${GROUP}::uuid, id, organization_id from identities where user_name like 'bulk1%'`.execute(database.db);
+  // A second, small organization: the generic plans must suit the large one and the small one alike.
+  const small = await seedClient(t);
+  await scim(t, small, "POST", "/Users", {
+    schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+    userName: "small@example.com",
+  });
   await sql`analyze`.execute(database.db);
   explainer = new pg.Client({
     connectionString: database.url,
@@ -62,6 +68,28 @@ async function plansOf(query: string): Promise<{ sql: string; plan: string }[]> 
   return out;
 }
 
+/** The same, planned as the reads pool plans them: generically, once (DatabaseOptions.genericPlans). */
+async function genericPlansOf(query: string): Promise<string[]> {
+  const before = logged.queries.length;
+  expect((await scim(t, c, "GET", `/Users?${query}`)).statusCode).toBe(200);
+  const ran = logged.queries.slice(before).filter((q) => q.sql.includes('"identities"'));
+  expect(ran.length).toBeGreaterThan(0);
+  const plans: string[] = [];
+  await explainer.query("set plan_cache_mode = force_generic_plan");
+  try {
+    for (const [n, q] of ran.entries()) {
+      await explainer.query(`prepare generic_${n} as ${q.sql}`);
+      const args = q.parameters.map((v) => explainer.escapeLiteral(String(v))).join(", ");
+      const { rows } = await explainer.query(`explain execute generic_${n}(${args})`);
+      plans.push(rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n"));
+      await explainer.query(`deallocate generic_${n}`);
+    }
+  } finally {
+    await explainer.query("reset plan_cache_mode");
+  }
+  return plans;
+}
+
 const cursorOf = async (query: string): Promise<string> =>
   (await scim(t, c, "GET", `/Users?${query}&cursor=`)).json().nextCursor as string;
 
@@ -79,6 +107,21 @@ describe("EXPLAIN of GET /Users", () => {
     for (const { plan } of plans) expect(plan).not.toMatch(/Seq Scan/);
     expect(plans.map((p) => p.plan).join("\n")).toContain(index);
   });
+
+  it.each([
+    ["offset page, no filter", () => "startIndex=4901&count=100", "identities_org_id_idx"],
+    ["first offset page", () => "startIndex=1&count=100", "identities_org_id_idx"],
+    ["userName eq", () => filter('userName eq "BULK42@example.com"'), "identities_org_user_name_idx"],
+    ["groups.value eq", () => filter(`groups.value eq "${GROUP}"`), "group_user_members_pkey"],
+    ["first cursor page", () => "count=100&cursor=", "identities_org_id_idx"],
+  ])(
+    "%s planned generically (the reads pool) still uses %s, with a small organization beside",
+    async (_n, query, index) => {
+      const plans = await genericPlansOf(query());
+      for (const plan of plans) expect(plan).not.toMatch(/Seq Scan/);
+      expect(plans.join("\n")).toContain(index);
+    },
+  );
 
   it("an unfiltered total reads the organization's counter, not its users", async () => {
     const plans = await plansOf("startIndex=1&count=10");

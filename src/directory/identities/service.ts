@@ -32,12 +32,15 @@ export type VerifyResult =
  */
 export class IdentityService {
   readonly #db: Db;
+  /** For GET and list: the pool with generic plans (storage/open.ts), or db. */
+  readonly #reads: Db;
   readonly #clock: Clock;
   readonly #events: EventSink;
   readonly #mapper: DataMapper;
 
-  constructor(db: Db, clock: Clock, events: EventSink, mapper: DataMapper) {
+  constructor(db: Db, clock: Clock, events: EventSink, mapper: DataMapper, reads: Db = db) {
     this.#db = db;
+    this.#reads = reads;
     this.#clock = clock;
     this.#events = events;
     this.#mapper = mapper;
@@ -93,7 +96,7 @@ export class IdentityService {
    * holding a key the server owns) comes back as a StoredUser instead.
    */
   async getText(orgId: string, id: string): Promise<UserText | StoredUser | undefined> {
-    const row = await repo.findUserText(this.#db, orgId, id);
+    const row = await repo.findUserText(this.#reads, orgId, id);
     return row === undefined ? undefined : fromTextRow(row);
   }
 
@@ -102,13 +105,13 @@ export class IdentityService {
     filter: UserFilter | undefined,
     page: UserPage,
   ): Promise<{ rows: (UserText | StoredUser)[]; total?: number }> {
-    const { rows, total } = await repo.listUsersText(this.#db, orgId, filter, page);
+    const { rows, total } = await repo.listUsersText(this.#reads, orgId, filter, page);
     const users = rows.map(fromTextRow);
     return total === undefined ? { rows: users } : { rows: users, total };
   }
 
   async get(orgId: string, id: string, view: ReadView): Promise<StoredUser | undefined> {
-    const row = await repo.findUser(this.#db, orgId, id, view.groups);
+    const row = await repo.findUser(this.#reads, orgId, id, view.groups);
     return row === undefined ? undefined : toStoredUser(row, view.groups ? (row.groups ?? []) : undefined);
   }
 
@@ -245,7 +248,7 @@ export class IdentityService {
     page: UserPage,
     view: ReadView,
   ): Promise<{ rows: StoredUser[]; total?: number }> {
-    const { rows, total } = await repo.listUsers(this.#db, orgId, filter, page, view.groups);
+    const { rows, total } = await repo.listUsers(this.#reads, orgId, filter, page, view.groups);
     const users = rows.map((r) => toStoredUser(r, view.groups ? (r.groups ?? []) : undefined));
     return total === undefined ? { rows: users } : { rows: users, total };
   }

@@ -3,8 +3,9 @@ import { type Kysely, sql } from "kysely";
 /**
  * What a list page reads, made cheap (issue 8):
  *
- * - `resource_counts`: how many users and groups each organization has, kept exact by statement triggers in the
- *   same transaction as the insert or delete — so an unfiltered `totalResults` is a sum of a few rows instead of a
+ * - `resource_counts`: how many users and groups each organization has, kept exact by triggers in the same
+ *   transaction as the insert or delete (per row for inserts, which come one at a time and where a row trigger costs
+ *   half a statement trigger's ~0.1 ms; per statement for deletes, which cascade by the thousand) — so an unfiltered `totalResults` is a sum of a few rows instead of a
  *   scan of every row of the organization on every page. A counter is split in 16 shards (one per backend, by pid)
  *   so that concurrent creates do not queue on one row lock; the total is the sum of an organization's shards.
  *   A delete cascading from its organization does not count (the organization's counters go with it).
@@ -26,8 +27,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create function roster_count_inserted() returns trigger language plpgsql as $$
     begin
       insert into resource_counts (organization_id, resource, shard, n)
-      select organization_id, tg_argv[0], pg_backend_pid() % 16, count(*) from inserted group by organization_id
-      on conflict (organization_id, resource, shard) do update set n = resource_counts.n + excluded.n;
+      values (new.organization_id, tg_argv[0], pg_backend_pid() % 16, 1)
+      on conflict (organization_id, resource, shard) do update set n = resource_counts.n + 1;
       return null;
     end $$;
 
@@ -42,11 +43,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     end $$;
 
     create trigger identities_count_inserted after insert on identities
-      referencing new table as inserted for each statement execute function roster_count_inserted('users');
+      for each row execute function roster_count_inserted('users');
     create trigger identities_count_deleted after delete on identities
       referencing old table as deleted for each statement execute function roster_count_deleted('users');
     create trigger directory_groups_count_inserted after insert on directory_groups
-      referencing new table as inserted for each statement execute function roster_count_inserted('groups');
+      for each row execute function roster_count_inserted('groups');
     create trigger directory_groups_count_deleted after delete on directory_groups
       referencing old table as deleted for each statement execute function roster_count_deleted('groups');
 
