@@ -71,6 +71,27 @@ describe("totalResults without a filter", () => {
     expect(page.json().Resources).toHaveLength(3);
   });
 
+  it("with a filter: the matches, on the page, past the last match and with count=0", async () => {
+    const c = await seedClient(t);
+    const tag = randomBytes(3).toString("hex");
+    expect((await scim(t, c, "POST", "/Users", user(`f-${tag}`))).statusCode).toBe(201);
+    expect((await scim(t, c, "POST", "/Users", user(`other-${tag}`))).statusCode).toBe(201);
+    const f = encodeURIComponent(`userName eq "F-${tag}@totals.example"`);
+    const on = (await scim(t, c, "GET", `/Users?filter=${f}`)).json();
+    expect([on.totalResults, on.Resources.length, on.Resources[0]?.userName]).toEqual([
+      1,
+      1,
+      `f-${tag}@totals.example`,
+    ]);
+    const past = (await scim(t, c, "GET", `/Users?filter=${f}&startIndex=2`)).json();
+    expect([past.totalResults, past.Resources]).toEqual([1, []]);
+    const none = (await scim(t, c, "GET", `/Users?filter=${f}&count=0`)).json();
+    expect(none.totalResults).toBe(1);
+    const missing = encodeURIComponent('externalId eq "nobody"');
+    const empty = (await scim(t, c, "GET", `/Users?filter=${missing}&startIndex=3`)).json();
+    expect([empty.totalResults, empty.Resources]).toEqual([0, []]);
+  });
+
   it("does not move when a create is refused", async () => {
     const c = await seedClient(t);
     expect((await scim(t, c, "POST", "/Users", user("dup-totals"))).statusCode).toBe(201);

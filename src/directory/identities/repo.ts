@@ -96,12 +96,22 @@ const userTextColumns = [
  * identity_idx per user, then the groups of the organization. Built with string_agg: json_agg of json_build_object
  * cost twice as much.
  */
-const pageGroups = (orgId: string) => sql`select m.identity_id,
-      '[' || string_agg('{"value":"' || g.id::text || '","display":' || to_json(g.display_name)::text
-        || ',"type":"direct"}', ',' order by g.display_name, g.id) || ']' as groups
+const pageGroups = (orgId: string) => sql`select m.identity_id, ${GROUPS_ARRAY} as groups
     from group_user_members m join directory_groups g on g.id = m.group_id
     where m.identity_id in (select id from p) and g.organization_id = ${orgId}
     group by m.identity_id`;
+
+/** The `groups` array of the memberships `m` joined to their groups `g`, as JSON text (null when there are none). */
+const GROUPS_ARRAY = sql`'[' || string_agg('{"value":"' || g.id::text || '","display":' || to_json(g.display_name)::text
+    || ',"type":"direct"}', ',' order by g.display_name, g.id) || ']'`;
+
+/** One user's memberships as `groups` JSON text: for a single row, a scalar subquery is cheaper than withGroups. */
+const groupsTextOf = (table: string) =>
+  sql<string>`(select coalesce(${GROUPS_ARRAY}, '[]')
+    from group_user_members m join directory_groups g on g.id = m.group_id
+    where m.identity_id = ${sql.ref(`${table}.id`)} and g.organization_id = ${sql.ref(`${table}.organization_id`)})`.as(
+    "groups",
+  );
 
 /** The users `page` selects (userTextColumns of `identities as i`), with their `groups`, in id order. */
 function withGroups(db: Executor, orgId: string, page: Expression<unknown>): Promise<UserTextRow[]> {
@@ -118,10 +128,15 @@ const runPrepared = async <R>(db: Executor, query: RawBuilder<unknown>): Promise
 const userById = (db: Executor, orgId: string, id: string) =>
   db.selectFrom("identities as i").where("i.organization_id", "=", orgId).where("i.id", "=", id);
 
-/** findUser as JSON text (see UserTextRow), memberships included. */
+/**
+ * findUser as JSON text (see UserTextRow), memberships included. The hottest read: its column list is SQL text
+ * compiled once (constantSql), so a request builds nothing but the two parameters.
+ */
 export async function findUserText(db: Executor, orgId: string, id: string): Promise<UserTextRow | undefined> {
-  const [row] = await withGroups(db, orgId, userById(db, orgId, id).select(userTextColumns));
-  return row;
+  const columns = constantSql(db, "text:i", () => sql.join([...userTextColumns, groupsTextOf("i")]));
+  const { rows } = await sql<UserTextRow>`${sql.raw(PREPARED)}select ${columns}
+    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
+  return rows[0];
 }
 
 /** GET /Users/{id}: a named prepared statement (see storage/prepared.ts), planned once per connection. */
@@ -178,21 +193,24 @@ export async function readUser(
 }
 
 /**
- * userColumns compiled to SQL text once per variant (it has no parameters): building and compiling those
- * expressions on every write cost more Roster CPU than the rest of the statement (issue 8 profile).
+ * A parameterless SQL fragment compiled to text once per key: building and compiling the column expressions on every
+ * request cost more Roster CPU than the rest of the statement (issue 8 profile).
  */
-const columnTexts = new Map<string, RawBuilder<unknown>>();
-function columnsText(db: Executor, table: string, groups: boolean): RawBuilder<unknown> {
-  const key = `${table}:${groups}`;
-  let text = columnTexts.get(key);
+const constantTexts = new Map<string, RawBuilder<unknown>>();
+function constantSql(db: Executor, key: string, build: () => RawBuilder<unknown>): RawBuilder<unknown> {
+  let text = constantTexts.get(key);
   if (text === undefined) {
-    const compiled = sql`${sql.join(userColumns(table, groups))}`.compile(db);
-    if (compiled.parameters.length > 0) throw new Error("userColumns must not bind parameters");
+    const compiled = build().compile(db);
+    if (compiled.parameters.length > 0) throw new Error(`${key}: a constant fragment must not bind parameters`);
     text = sql.raw(compiled.sql);
-    columnTexts.set(key, text);
+    constantTexts.set(key, text);
   }
   return text;
 }
+
+/** userColumns as constant SQL text (see constantSql). */
+const columnsText = (db: Executor, table: string, groups: boolean): RawBuilder<unknown> =>
+  constantSql(db, `${table}:${groups}`, () => sql.join(userColumns(table, groups)));
 
 /** A data-modifying clause to run with the write, given the condition "the write happened" (see EventSink.inline). */
 export type Also = (when: RawBuilder<unknown>) => RawBuilder<unknown> | undefined;
@@ -382,6 +400,14 @@ function filtered(db: Executor, orgId: string, filter: UserFilter | undefined) {
   }
 }
 
+/** The filters an index answers with a row or a few (see listUsersText), as the condition on `i`. */
+const UNIQUE_FILTERS: Partial<Record<UserFilter["attribute"], (value: string) => RawBuilder<unknown>>> = {
+  // identities_org_user_name_idx is on lower(user_name): the same expression must appear here.
+  userName: (value) => sql`lower(i.user_name) = lower(${value})`,
+  externalId: (value) => sql`i.external_id = ${value}`,
+  employeeNumber: (value) => sql`i.employee_number = ${value}`,
+};
+
 /**
  * An unfiltered total is the organization's user counter (0007-list-reads: a few rows, whatever its size); a filtered
  * one counts the rows the filter's index finds.
@@ -463,6 +489,21 @@ export async function listUsersText(
   }
   const count = countOf(db, orgId, filter);
   if (page.limit === 0) return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
+  const unique = filter === undefined ? undefined : UNIQUE_FILTERS[filter.attribute];
+  if (filter !== undefined && unique !== undefined) {
+    // An IdP's lookup (`userName eq`, `externalId eq`): a row or none. One plain statement — the total as a window
+    // count of the few matching rows, the groups as a scalar subquery — instead of the page machinery above.
+    const columns = constantSql(db, "text:i", () => sql.join([...userTextColumns, groupsTextOf("i")]));
+    const { rows } = await sql<UserTextRow & { total: number }>`${sql.raw(PREPARED)}select ${columns},
+        count(*) over () as total
+      from identities as i where i.organization_id = ${orgId} and ${unique(filter.value)}
+      order by i.id offset ${page.offset} limit ${page.limit}`.execute(db);
+    // Past the last match (startIndex > total) the window has no row to count on: ask the count itself.
+    if (rows.length === 0 && page.offset > 0) {
+      return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
+    }
+    return { rows: rows.map(({ total: _total, ...row }) => row), total: Number(rows[0]?.total ?? 0) };
+  }
   const p = byIds(db, orgId, offsetIds(db, orgId, filter, page)).select(userTextColumns);
   const result = await runPrepared<UserTextRow & { total: number; id: string | null }>(
     db,
