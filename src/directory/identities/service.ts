@@ -97,7 +97,7 @@ export class IdentityService {
    */
   async getText(orgId: string, id: string): Promise<UserText | StoredUser | undefined> {
     const row = await repo.findUserText(this.#reads, orgId, id);
-    return row === undefined ? undefined : fromTextRow(row);
+    return row === undefined ? undefined : fromTextRow(orgId, row);
   }
 
   async listText(
@@ -106,7 +106,7 @@ export class IdentityService {
     page: UserPage,
   ): Promise<{ rows: (UserText | StoredUser)[]; total?: number }> {
     const { rows, total } = await repo.listUsersText(this.#reads, orgId, filter, page);
-    const users = rows.map(fromTextRow);
+    const users = rows.map((row) => fromTextRow(orgId, row));
     return total === undefined ? { rows: users } : { rows: users, total };
   }
 
@@ -325,13 +325,12 @@ function conflictOf(
 }
 
 /**
- * jsonb's text of a stored document: `{"key": value, ...}`. Inside a JSON string every `"` is escaped, so these
- * patterns (an unescaped quote, the name, `": `) can only match keys. A stored document holds registry attributes
- * only (validateUser), none with a sub-attribute named like these; a match anywhere just takes the object path.
+ * jsonb's text of a stored document: `{"key": value, ...}`. Inside a JSON string every `"` is escaped, so this
+ * pattern (an unescaped quote, the name, `": [`) can only match a key; a stored document holds registry attributes
+ * only (validateUser), none with a sub-attribute named `schemas`.
  */
 const SCHEMAS = '"schemas": [';
 const SCHEMA_LIST = /^\["[^"\\\]]*"(, "[^"\\\]]*")*\]$/;
-const SERVER_OWNED = /"(id|meta|groups|password)": /;
 
 /** The document's `schemas` array and the document without it, or undefined when it is not the plain shape. */
 function splitSchemas(text: string): { schemas: string; body: string } | undefined {
@@ -347,15 +346,15 @@ function splitSchemas(text: string): { schemas: string; body: string } | undefin
   return { schemas, body: before + after };
 }
 
-function fromTextRow(row: repo.UserTextRow): UserText | StoredUser {
+function fromTextRow(orgId: string, row: repo.UserTextRow): UserText | StoredUser {
   const groups = row.groups;
   const created = repo.isoFromUtcText(row.created);
   const lastModified = repo.isoFromUtcText(row.updated);
-  const split = row.manager_display_name === null && !SERVER_OWNED.test(row.scim) ? splitSchemas(row.scim) : undefined;
+  const split = row.manager_display_name === null && !row.owned ? splitSchemas(row.scim) : undefined;
   if (split === undefined) {
     return {
       id: row.id,
-      organizationId: row.organization_id,
+      organizationId: orgId,
       scim: JSON.parse(row.scim) as Record<string, unknown>,
       createdAt: new Date(created),
       updatedAt: new Date(lastModified),
