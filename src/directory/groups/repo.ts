@@ -1,3 +1,4 @@
+import { organizationTotal } from "../resource-counts.js";
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import { PREPARED } from "../../storage/database.js";
 import { isUniqueViolation } from "../../storage/errors.js";
@@ -139,13 +140,7 @@ export function pageQuery(db: Executor, orgId: string, filter: GroupFilter | und
 
 /** Unfiltered: the organization's group counter (0007-list-reads), a few rows whatever its size. */
 export function countQuery(db: Executor, orgId: string, filter: GroupFilter | undefined) {
-  if (filter === undefined) {
-    return db
-      .selectFrom("resource_counts")
-      .select(sql<number>`coalesce(sum(n), 0)`.as("total"))
-      .where("organization_id", "=", orgId)
-      .where("resource", "=", "groups");
-  }
+  if (filter === undefined) return organizationTotal(db, orgId, "groups");
   return filtered(db, orgId, filter)
     .clearSelect()
     .select((eb) => eb.fn.countAll<number>().as("total"));

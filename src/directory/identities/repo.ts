@@ -1,3 +1,4 @@
+import { organizationTotal } from "../resource-counts.js";
 import { type Expression, type RawBuilder, type SqlBool, sql, type Transaction } from "kysely";
 import { type Db, PREPARED } from "../../storage/database.js";
 import { executePrepared, prepared } from "../../storage/prepared.js";
@@ -416,13 +417,7 @@ const UNIQUE_FILTERS: Partial<Record<UserFilter["attribute"], (value: string) =>
  * one counts the rows the filter's index finds.
  */
 function countOf(db: Executor, orgId: string, filter: UserFilter | undefined) {
-  if (filter === undefined) {
-    return db
-      .selectFrom("resource_counts")
-      .select(sql<number>`coalesce(sum(n), 0)`.as("total"))
-      .where("organization_id", "=", orgId)
-      .where("resource", "=", "users");
-  }
+  if (filter === undefined) return organizationTotal(db, orgId, "users");
   return filtered(db, orgId, filter).select((eb) => eb.fn.countAll<number>().as("total"));
 }
 
