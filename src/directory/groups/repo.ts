@@ -1,9 +1,9 @@
-import { organizationTotal } from "../resource-counts.js";
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import { PREPARED } from "../../storage/database.js";
 import { isUniqueViolation } from "../../storage/errors.js";
 import { executePrepared } from "../../storage/prepared.js";
 import type { Database, DirectoryGroupsTable } from "../../storage/schema.js";
+import { organizationTotal } from "../resource-counts.js";
 import { GroupError } from "./errors.js";
 import type { Group, GroupFilter, GroupPage } from "./types.js";
 

@@ -1,8 +1,8 @@
-import { organizationTotal } from "../resource-counts.js";
 import { type Expression, type RawBuilder, type SqlBool, sql, type Transaction } from "kysely";
 import { type Db, PREPARED } from "../../storage/database.js";
 import { executePrepared, prepared } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
+import { organizationTotal } from "../resource-counts.js";
 import type { Identifier } from "./document.js";
 import type { CursorPage, GroupRef, OffsetPage, UserFilter, UserPage } from "./types.js";
 
@@ -383,34 +383,28 @@ export async function identifierOwners(db: Executor, values: readonly string[]):
     .execute();
 }
 
-function filtered(db: Executor, orgId: string, filter: UserFilter | undefined) {
-  const q = db.selectFrom("identities as i").where("i.organization_id", "=", orgId);
-  if (filter === undefined) return q;
-  switch (filter.attribute) {
-    case "userName":
-      // identities_org_user_name_idx is on lower(user_name): the same expression must appear here.
-      return q.where(sql<SqlBool>`lower(i.user_name) = lower(${filter.value})` as Expression<SqlBool>);
-    case "externalId":
-      return q.where("i.external_id", "=", filter.value);
-    case "employeeNumber":
-      return q.where("i.employee_number", "=", filter.value);
-    case "groups.value":
-      // Spec 4.7.7: direct members only, through group_user_members_pkey (group_id, identity_id).
-      return q.where(
-        "i.id",
-        "in",
-        db.selectFrom("group_user_members as m").select("m.identity_id").where("m.group_id", "=", filter.value),
-      );
-  }
-}
-
 /** The filters an index answers with a row or a few (see listUsersText), as the condition on `i`. */
-const UNIQUE_FILTERS: Partial<Record<UserFilter["attribute"], (value: string) => RawBuilder<unknown>>> = {
+const UNIQUE_FILTERS: Record<
+  Exclude<UserFilter["attribute"], "groups.value">,
+  (value: string) => RawBuilder<SqlBool>
+> = {
   // identities_org_user_name_idx is on lower(user_name): the same expression must appear here.
   userName: (value) => sql`lower(i.user_name) = lower(${value})`,
   externalId: (value) => sql`i.external_id = ${value}`,
   employeeNumber: (value) => sql`i.employee_number = ${value}`,
 };
+
+function filtered(db: Executor, orgId: string, filter: UserFilter | undefined) {
+  const q = db.selectFrom("identities as i").where("i.organization_id", "=", orgId);
+  if (filter === undefined) return q;
+  if (filter.attribute !== "groups.value") return q.where(UNIQUE_FILTERS[filter.attribute](filter.value));
+  // Spec 4.7.7: direct members only, through group_user_members_pkey (group_id, identity_id).
+  return q.where(
+    "i.id",
+    "in",
+    db.selectFrom("group_user_members as m").select("m.identity_id").where("m.group_id", "=", filter.value),
+  );
+}
 
 /**
  * An unfiltered total is the organization's user counter (0007-list-reads: a few rows, whatever its size); a filtered
@@ -487,10 +481,10 @@ export async function listUsersText(
   }
   const count = countOf(db, orgId, filter);
   if (page.limit === 0) return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
-  const unique = filter === undefined ? undefined : UNIQUE_FILTERS[filter.attribute];
-  if (filter !== undefined && unique !== undefined) {
+  if (filter !== undefined && filter.attribute !== "groups.value") {
+    const unique = UNIQUE_FILTERS[filter.attribute];
     // An IdP's lookup (`userName eq`, `externalId eq`): a row or none. One plain statement — the total as a window
-    // count of the few matching rows, the groups as a scalar subquery — instead of the page machinery above.
+    // count of the few matching rows, the groups as a scalar subquery — instead of the page machinery below.
     const columns = constantSql(db, "text:i", () => sql.join([...userTextColumns, groupsTextOf("i")]));
     const { rows } = await sql<UserTextRow & { total: number }>`${sql.raw(PREPARED)}select ${columns},
         count(*) over () as total
