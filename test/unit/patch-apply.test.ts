@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ScimError } from "../../src/scim/errors.js";
-import { applyPatch, PATCH_OP_SCHEMA } from "../../src/scim/patch/apply.js";
+import { applyPatch } from "../../src/scim/patch/apply.js";
+import { PATCH_OP_SCHEMA } from "../../src/scim/render.js";
 import type { JsonValue, ScimObject } from "../../src/scim/patch/types.js";
 import { ENTERPRISE_USER_SCHEMA } from "../../src/scim/schema/registry.js";
 

@@ -21,14 +21,25 @@ export interface UserRow {
   manager_display_name: string | null;
 }
 
-/** Direct memberships, in one correlated subquery (no N+1): group_user_members_identity_idx, then the group pkey. */
-const groupsOf = (table: string) =>
-  sql<GroupRef[]>`(select coalesce(json_agg(json_build_object('value', g.id, 'display', g.display_name)
-      order by g.display_name, g.id), '[]'::json)
+/** The `groups` array of the memberships `m` joined to their groups `g`, as JSON text (null when there are none). */
+const GROUPS_ARRAY = sql`'[' || string_agg('{"value":"' || g.id::text || '","display":' || to_json(g.display_name)::text
+    || ',"type":"direct"}', ',' order by g.display_name, g.id) || ']'`;
+
+/**
+ * A user's direct memberships as `groups` JSON text, in one correlated subquery (no N+1):
+ * group_user_members_identity_idx, then the group pkey. Built with string_agg: json_agg of json_build_object cost
+ * twice as much (issue 8).
+ */
+const membershipsOf = (table: string) =>
+  sql<string>`(select coalesce(${GROUPS_ARRAY}, '[]')
     from group_user_members m join directory_groups g on g.id = m.group_id
-    where m.identity_id = ${sql.ref(`${table}.id`)} and g.organization_id = ${sql.ref(`${table}.organization_id`)})`.as(
-    "groups",
-  );
+    where m.identity_id = ${sql.ref(`${table}.id`)} and g.organization_id = ${sql.ref(`${table}.organization_id`)})`;
+
+/** membershipsOf as objects (pg parses json), for the rows rendered as objects. */
+const groupsOf = (table: string) => sql<GroupRef[]>`${membershipsOf(table)}::json`.as("groups");
+
+/** membershipsOf as text, for the rows spliced as text (one user: cheaper than the page aggregate). */
+const groupsTextOf = (table: string) => membershipsOf(table).as("groups");
 
 /**
  * Spec 2.2: the manager's displayName (else userName), resolved only inside the same organization. `manager_id` is
@@ -97,25 +108,16 @@ const userTextColumns = [
 /**
  * The direct memberships of every user of `p` (the page), as `groups` JSON text, in one aggregate for the page
  * rather than a subquery per user (issue 8 profile: ~3× cheaper for users in a few groups): group_user_members_
- * identity_idx per user, then the groups of the organization. Built with string_agg: json_agg of json_build_object
- * cost twice as much.
+ * identity_idx per user, then the groups of the organization.
  */
 const pageGroups = (orgId: string) => sql`select m.identity_id, ${GROUPS_ARRAY} as groups
     from group_user_members m join directory_groups g on g.id = m.group_id
     where m.identity_id in (select id from p) and g.organization_id = ${orgId}
     group by m.identity_id`;
 
-/** The `groups` array of the memberships `m` joined to their groups `g`, as JSON text (null when there are none). */
-const GROUPS_ARRAY = sql`'[' || string_agg('{"value":"' || g.id::text || '","display":' || to_json(g.display_name)::text
-    || ',"type":"direct"}', ',' order by g.display_name, g.id) || ']'`;
-
-/** One user's memberships as `groups` JSON text: for a single row, a scalar subquery is cheaper than withGroups. */
-const groupsTextOf = (table: string) =>
-  sql<string>`(select coalesce(${GROUPS_ARRAY}, '[]')
-    from group_user_members m join directory_groups g on g.id = m.group_id
-    where m.identity_id = ${sql.ref(`${table}.id`)} and g.organization_id = ${sql.ref(`${table}.organization_id`)})`.as(
-    "groups",
-  );
+/** userTextColumns and the user's groups as constant SQL text (see constantSql): one user's row, as text. */
+const textColumns = (db: Executor) =>
+  constantSql(db, "text:i", () => sql.join([...userTextColumns, groupsTextOf("i")]));
 
 /** The users `page` selects (userTextColumns of `identities as i`), with their `groups`, in id order. */
 function withGroups(db: Executor, orgId: string, page: Expression<unknown>): Promise<UserTextRow[]> {
@@ -137,7 +139,7 @@ const userById = (db: Executor, orgId: string, id: string) =>
  * compiled once (constantSql), so a request builds nothing but the two parameters.
  */
 export async function findUserText(db: Executor, orgId: string, id: string): Promise<UserTextRow | undefined> {
-  const columns = constantSql(db, "text:i", () => sql.join([...userTextColumns, groupsTextOf("i")]));
+  const columns = textColumns(db);
   const { rows } = await sql<UserTextRow>`${sql.raw(PREPARED)}select ${columns}
     from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
   return rows[0];
@@ -485,7 +487,7 @@ export async function listUsersText(
     const unique = UNIQUE_FILTERS[filter.attribute];
     // An IdP's lookup (`userName eq`, `externalId eq`): a row or none. One plain statement — the total as a window
     // count of the few matching rows, the groups as a scalar subquery — instead of the page machinery below.
-    const columns = constantSql(db, "text:i", () => sql.join([...userTextColumns, groupsTextOf("i")]));
+    const columns = textColumns(db);
     const { rows } = await sql<UserTextRow & { total: number }>`${sql.raw(PREPARED)}select ${columns},
         count(*) over () as total
       from identities as i where i.organization_id = ${orgId} and ${unique(filter.value)}

@@ -1,4 +1,5 @@
 import { badRequest } from "../errors.js";
+import { PATCH_OP_SCHEMA } from "../render.js";
 import { canonicalSchemaUrn, coreSchemaOf, type ResourceName } from "../schema/registry.js";
 import { canonicalize, finalize } from "./canonical.js";
 import { clone, deepEqual, isObject } from "./json.js";
@@ -6,8 +7,6 @@ import { memberOperation } from "./members.js";
 import { applyAtPath } from "./mutate.js";
 import { parsePatchPath } from "./path.js";
 import type { MemberOp, PatchOpName, PatchResult, ScimObject } from "./types.js";
-
-export const PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
 interface Operation {
   readonly op: PatchOpName;
