@@ -109,13 +109,14 @@ describe("POST /v2alpha1/admin/identities:verifyPassword", () => {
     await time("warm-up@example.com");
     const known: number[] = [];
     const unknown: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 7; i++) {
       known.push(await time(user.userName));
       unknown.push(await time(`ghost${i}@example.com`));
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[2] ?? 0;
-    // Without the dummy verification an unknown identifier would cost one index lookup, not one argon2 run.
-    expect(median(unknown)).toBeGreaterThan(median(known) * 0.5);
+    // The fastest of each: other work on the machine only ever adds time, so minima compare the costs themselves
+    // (medians of 5 failed in CI on a loaded host). Without the dummy verification an unknown identifier would cost
+    // one index lookup, not one argon2 run.
+    expect(Math.min(...unknown)).toBeGreaterThan(Math.min(...known) * 0.5);
   });
 });
 
