@@ -88,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   await registerScim(app, {
-    clients: scimClients.cached,
+    clients: scimClients.authenticator,
     publicUrl: deps.publicUrl,
     logger: deps.logger,
     db: deps.db,

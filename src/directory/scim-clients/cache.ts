@@ -37,6 +37,17 @@ export class ScimClientCache {
     return client;
   }
 
+  /**
+   * Reads the client from the database, bypassing and refreshing the cache: a secret rotated through another
+   * instance is seen before a request is refused.
+   */
+  async refresh(clientId: string): Promise<ScimClient | undefined> {
+    const client = await this.#load(clientId);
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+    this.#entries.set(clientId, { client, expires: this.#clock.now().getTime() + this.#ttlMs });
+    return client;
+  }
+
   forget(clientId: string): void {
     this.#entries.delete(clientId);
   }
