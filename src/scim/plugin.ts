@@ -9,6 +9,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The authenticated SCIM client of this request (set by the SCIM scope's onRequest hook). */
     scimClient: ScimClient;
+    /** Which of the client's secrets authenticated this request (`previous` during a rotation's grace period). */
+    scimSecret: "current" | "previous";
   }
 }
 
@@ -62,6 +64,7 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
     if (which === undefined) throw new ScimError(401, undefined, "invalid authorization header");
     if (which === "previous") await clients.notePreviousSecretUse(client);
     req.scimClient = client;
+    req.scimSecret = which;
   });
 
   scope.setNotFoundHandler((req, reply) => {

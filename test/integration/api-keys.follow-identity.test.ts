@@ -178,6 +178,16 @@ describe("keys follow their person: deletion revokes", () => {
     expect(rotate.statusCode).toBe(412);
   });
 
+  it("deleting the whole organization deletes its keys and identities together", async () => {
+    const c = await seedClient(a);
+    const ada = await createUser(a, c);
+    const keys = await keysFor(a, c, ada);
+    const del = await adminCall(a, "DELETE", `/organizations/${c.organizationId}`);
+    expect(del.statusCode, del.body).toBe(200);
+    expect((await adminCall(a, "GET", `/issuedApiKeys/${keys.issued.id}`)).statusCode).toBe(404);
+    expect(await verify(a, keys.imported.secret)).toEqual({ valid: false, reason: "NOT_FOUND" });
+  });
+
   it("an admin DELETE says revoke_reason ADMIN", async () => {
     const c = await seedClient(a);
     const keys = await keysFor(a, c, "svc-billing");
