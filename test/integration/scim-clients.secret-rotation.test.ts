@@ -93,6 +93,7 @@ describe("POST /scimClients/{client_id}:rotateSecret", () => {
     const patched = await adminCall(a, "PATCH", `/scimClients/${c.clientId}?update_mask=secret`, { secret: chosen });
     expect(patched.statusCode, patched.body).toBe(200);
     expect(patched.json().previous_secret_expire_time).toBeNull();
+    expect(patched.json().secret_rotate_time).toBe(a.clock.now().toISOString());
     expect((await usersWith(a, c, c.secret)).statusCode).toBe(401);
     expect((await usersWith(a, c, rotated)).statusCode).toBe(401);
     expect((await usersWith(a, c, chosen)).statusCode).toBe(200);

@@ -27,7 +27,7 @@ export interface ScimClient {
   readonly logWebhookEvents: boolean;
   readonly createTime: Date;
   readonly updateTime: Date;
-  /** When `:rotateSecret` last replaced the secret. */
+  /** When the secret last changed (`:rotateSecret`, or a PATCH of `secret`); null if never since creation. */
   readonly secretRotateTime: Date | null;
   /** The replaced secret's hash, accepted until `previousSecretExpireTime` (a rotation's grace period). */
   readonly previousSecretHash: string | null;
@@ -152,6 +152,7 @@ export class ScimClientService {
       set.previous_secret_hash = null;
       set.previous_secret_expire_time = null;
       set.previous_secret_last_used_time = null;
+      set.secret_rotate_time = this.#clock.now();
     }
     if (changes.autoLink !== undefined) set.auto_link = changes.autoLink;
     if (changes.mapping !== undefined) set.mapping = changes.mapping;
