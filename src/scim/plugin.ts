@@ -15,7 +15,7 @@ declare module "fastify" {
 }
 
 export interface ScimClientLookup {
-  /** Cached: a few seconds stale at most. */
+  /** Cached (found clients only): a few seconds stale at most. */
   get(clientId: string): Promise<ScimClient | undefined>;
   /** Read from the database now (and cache the result). */
   refresh(clientId: string): Promise<ScimClient | undefined>;
@@ -51,11 +51,11 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
     reply.header("content-type", SCIM_CONTENT_TYPE);
     const { clientId } = req.params as { clientId?: string };
     if (clientId === undefined) throw new ScimError(404, undefined, "SCIM client not found");
-    // Before refusing, read the client again: another instance may have just created it or rotated its secret.
-    let client = (await clients.get(clientId)) ?? (await clients.refresh(clientId));
+    let client = await clients.get(clientId);
     if (client === undefined) throw new ScimError(404, undefined, "SCIM client not found");
     const presented = presentedSecret(req);
     let which = clients.match(client, presented);
+    // Before refusing, read the client again: another instance may have just rotated its secret.
     if (which === undefined) {
       client = await clients.refresh(clientId);
       if (client === undefined) throw new ScimError(404, undefined, "SCIM client not found");
