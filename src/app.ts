@@ -1,9 +1,11 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type RouteOptions } from "fastify";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
 import { registerIdentityRoutes } from "./admin/routes/identities.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
+import { registerAdminTokenRoutes } from "./admin/tokens/routes.js";
+import { AdminTokenService } from "./admin/tokens/service.js";
 import { registerApiKeyRoutes } from "./apikeys/routes.js";
 import { ApiKeyService } from "./apikeys/service.js";
 import { registerTestMappingRoute } from "./admin/routes/test-mapping.js";
@@ -41,6 +43,8 @@ export interface AppDeps {
   readonly eventSink?: EventSink;
   /** The webhooks module (outbox sink, dispatcher, event log); default: one built from db, clock and secrets. */
   readonly webhooks?: Webhooks;
+  /** Told of every route as it is registered (tests enumerate the admin routes with it). */
+  readonly onRoute?: (route: RouteOptions) => void;
 }
 
 /** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
@@ -53,6 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: "idle",
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
   });
+  if (deps.onRoute !== undefined) app.addHook("onRoute", deps.onRoute);
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(deps.db, deps.clock);
   const scimClients = new ScimClientService(deps.db, deps.clock, box);
@@ -72,7 +77,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (scope) => {
-      installAdminPlumbing(scope, deps.adminTokenHash, deps.logger);
+      const adminTokens = new AdminTokenService(deps.db, deps.clock);
+      installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, adminTokens);
+      registerAdminTokenRoutes(scope, { tokens: adminTokens, clock: deps.clock });
       registerOrganizationRoutes(scope, organizations, (orgId) => scimClients.cached.forgetOrganization(orgId));
       registerScimClientRoutes(scope, {
         scimClients,
@@ -88,7 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   await registerScim(app, {
-    clients: scimClients.cached,
+    clients: scimClients.authenticator,
     publicUrl: deps.publicUrl,
     logger: deps.logger,
     db: deps.db,

@@ -9,6 +9,7 @@ import type { Db } from "./storage/database.js";
 import { openStorage, type Storage } from "./storage/open.js";
 import { getSetting, putSettingIfAbsent } from "./storage/settings.js";
 import { createWebhooks } from "./webhooks/index.js";
+import { resealWebhookSecrets } from "./directory/scim-clients/reseal.js";
 
 const ADMIN_TOKEN_SETTING = "admin_token_hash";
 
@@ -88,6 +89,10 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   if (config.publicUrl === undefined) publicUrl = `http://${host}:${port}`;
   webhooks.dispatcher.start();
+  // ROSTER_SECRETS rotation: values sealed with an older key move to the first key, in the background.
+  resealWebhookSecrets(storage.db, new SecretBox(storage.secrets), logger).catch((e: unknown) =>
+    logger.error({ err: e }, "re-encrypting webhook secrets failed; it is retried at the next start"),
+  );
   logger.info({ url: `http://${host}:${port}`, engine: storage.engine, ms: Date.now() - startedAt }, "Roster ready");
   printWelcome(logger, publicUrl, admin.generated);
 }

@@ -2,21 +2,50 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { Logger } from "../platform/logger.js";
 import { verifySecret } from "../platform/crypto.js";
 import { AdminError, errorBody } from "./errors.js";
+import type { AdminPrincipal, AdminTokenService } from "./tokens/service.js";
 
 export const ADMIN_PREFIX = "/v2alpha1/admin";
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** A non-GET admin route the `viewer` role may call too (it only reads, e.g. `apiKeys:verify`). */
+    viewerAllowed?: boolean;
+  }
+  interface FastifyRequest {
+    /** Who called the admin API (set by the admin scope's onRequest hook). */
+    adminPrincipal?: AdminPrincipal;
+  }
+}
+
+/** The viewer role reads: every GET (and HEAD), and the routes marked `viewerAllowed`; nothing else. */
+export const viewerMayCall = (method: string, config: { viewerAllowed?: boolean } | undefined): boolean =>
+  method === "GET" || method === "HEAD" || config?.viewerAllowed === true;
+
 /**
- * Admin scope plumbing: bearer admin token (constant time), the admin error body, 404/415 in that body.
- * Routes are registered by the caller (app.ts) inside this scope.
+ * Admin scope plumbing: bearer admin token (the bootstrap token in constant time, else a named token by digest),
+ * the viewer role's limits, the admin error body, 404/415 in that body. Routes are registered by the caller
+ * (app.ts) inside this scope.
  */
-export function installAdminPlumbing(scope: FastifyInstance, adminTokenHash: string, logger: Logger): void {
+export function installAdminPlumbing(
+  scope: FastifyInstance,
+  adminTokenHash: string,
+  logger: Logger,
+  tokens: AdminTokenService,
+): void {
   scope.addHook("onRequest", async (req) => {
     const header = req.headers.authorization;
     if (header === undefined || header.trim() === "") {
       throw new AdminError("UNAUTHENTICATED", "missing Authorization: Bearer <admin token>");
     }
     const token = header.trim().replace(/^bearer\s+/i, "");
-    if (!verifySecret(token, adminTokenHash)) throw new AdminError("UNAUTHENTICATED", "invalid admin token");
+    const principal: AdminPrincipal | undefined = verifySecret(token, adminTokenHash)
+      ? { kind: "bootstrap", role: "admin" }
+      : await tokens.authenticate(token);
+    if (principal === undefined) throw new AdminError("UNAUTHENTICATED", "invalid admin token");
+    req.adminPrincipal = principal;
+    if (principal.role === "viewer" && !req.is404 && !viewerMayCall(req.method, req.routeOptions.config)) {
+      throw new AdminError("PERMISSION_DENIED", "the viewer role may only read (GET) and verify API keys");
+    }
   });
 
   scope.setNotFoundHandler((req, reply) => {

@@ -1,11 +1,12 @@
 import type { JsonObject } from "../admin/validate.js";
 import { formatDuration } from "./fields.js";
-import { type ApiKey, stateOf } from "./model.js";
+import { ACTOR_INACTIVE, type ApiKey, stateOf } from "./model.js";
 import type { RateLimitStatus } from "./rate-limit.js";
 import type { ImportOutcome, VerifyResult, WithSecret } from "./service.js";
 
 /** snake_case JSON of a key; never a secret or raw key (only the one-time `secret` of withSecretJson). */
 export function apiKeyJson(key: ApiKey, now: Date): JsonObject {
+  const state = stateOf(key, now);
   return {
     key_id: key.keyId,
     ...(key.kind === "issued" ? { prefix: key.prefix } : {}),
@@ -16,8 +17,10 @@ export function apiKeyJson(key: ApiKey, now: Date): JsonObject {
     metadata: key.metadata,
     rate_limits: key.rateLimits.map((r) => ({ name: r.name, limit: r.limit, period: formatDuration(r.periodSeconds) })),
     expire_time: key.expireTime?.toISOString() ?? null,
-    state: stateOf(key, now),
+    state,
+    ...(state === "SUSPENDED" ? { suspend_reason: ACTOR_INACTIVE } : {}),
     revoke_time: key.revokeTime?.toISOString() ?? null,
+    revoke_reason: key.revokeReason,
     create_time: key.createTime.toISOString(),
     update_time: key.updateTime.toISOString(),
   };
@@ -54,6 +57,7 @@ export function verifyJson(result: VerifyResult): JsonObject {
       valid: false,
       reason: result.reason,
       key_id: result.key.keyId,
+      ...(result.reason === "REVOKED" ? { revoke_reason: result.key.revokeReason } : {}),
       ...(result.rateLimit === undefined ? {} : { rate_limit: rateLimitJson(result.rateLimit) }),
     };
   }

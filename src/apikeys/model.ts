@@ -22,6 +22,13 @@ export interface ApiKey {
   readonly rateLimits: readonly RateLimit[];
   readonly expireTime: Date | null;
   readonly revokeTime: Date | null;
+  /** Why the key was revoked: `ADMIN` (DELETE) or `ACTOR_DELETED` (its identity was deleted). */
+  readonly revokeReason: string | null;
+  /**
+   * Read, not stored: the key acts for an identity of its own organization that is inactive now, and the
+   * organization lets keys follow their identity. Such a key is suspended until the identity is active again.
+   */
+  readonly actorInactive: boolean;
   readonly createTime: Date;
   readonly updateTime: Date;
 }
@@ -36,13 +43,19 @@ export interface ApiKeyFields {
   readonly expireTime: Date | null;
 }
 
-export type ApiKeyState = "ACTIVE" | "EXPIRED" | "REVOKED";
+export type ApiKeyState = "ACTIVE" | "EXPIRED" | "REVOKED" | "SUSPENDED";
 
+/** Final states before temporary ones: revoked, then expired, then suspended (docs/api-keys.md). */
 export const stateOf = (key: ApiKey, now: Date): ApiKeyState => {
   if (key.revokeTime !== null) return "REVOKED";
   if (key.expireTime !== null && key.expireTime.getTime() <= now.getTime()) return "EXPIRED";
+  if (key.actorInactive) return "SUSPENDED";
   return "ACTIVE";
 };
+
+/** `suspend_reason` of a suspended key: the only cause is an inactive actor identity. */
+export const ACTOR_INACTIVE = "ACTOR_INACTIVE";
+export const REVOKED_BY_ADMIN = "ADMIN";
 
 /** Spec 4.10 / 8: at most 1000 keys per batch import. */
 export const MAX_BATCH_IMPORT = 1000;

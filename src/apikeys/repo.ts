@@ -1,7 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../storage/database.js";
 import type { ApiKeysTable } from "../storage/schema.js";
-import type { ApiKey, ApiKeyFields, ApiKeyKind } from "./model.js";
+import { type ApiKey, type ApiKeyFields, type ApiKeyKind, REVOKED_BY_ADMIN } from "./model.js";
 import type { CounterReading } from "./rate-limit.js";
 
 export interface ListFilter {
@@ -42,7 +42,7 @@ export class ApiKeyRepo {
     digest: Buffer,
     now: Date,
   ): Promise<ApiKey> {
-    const row = await this.#db
+    await this.#db
       .insertInto("api_keys")
       .values({
         key_id: keyId,
@@ -53,46 +53,45 @@ export class ApiKeyRepo {
         create_time: now,
         update_time: now,
       })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      .execute();
     await this.#db
       .insertInto("api_key_secrets")
       .values({ digest, key_id: keyId, expire_time: null, create_time: now })
       .execute();
-    return toApiKey(row);
+    return this.#reread(keyId);
   }
 
   async get(kind: ApiKeyKind, keyId: string, forUpdate = false): Promise<ApiKey | undefined> {
-    let q = this.#db.selectFrom("api_keys").selectAll().where("key_id", "=", keyId).where("kind", "=", kind);
-    if (forUpdate) q = q.forUpdate();
+    let q = this.#keys().where("k.key_id", "=", keyId).where("k.kind", "=", kind);
+    // Locks the key row only: the identity's row may change meanwhile, and is read again on every verification.
+    if (forUpdate) q = q.forUpdate("k");
     const row = await q.executeTakeFirst();
     return row === undefined ? undefined : toApiKey(row);
   }
 
   /** Keyset page in key_id order (UUIDv7: creation order); `limit` rows at most. */
   async list(kind: ApiKeyKind, filter: ListFilter, after: string | undefined, limit: number): Promise<ApiKey[]> {
-    let q = this.#db.selectFrom("api_keys").selectAll().where("kind", "=", kind).orderBy("key_id").limit(limit);
-    if (filter.organizationId !== undefined) q = q.where("organization_id", "=", filter.organizationId);
-    if (filter.actorId !== undefined) q = q.where("actor_id", "=", filter.actorId);
-    if (!filter.showRevoked) q = q.where("revoke_time", "is", null);
-    if (after !== undefined) q = q.where("key_id", ">", after);
+    let q = this.#keys().where("k.kind", "=", kind).orderBy("k.key_id").limit(limit);
+    if (filter.organizationId !== undefined) q = q.where("k.organization_id", "=", filter.organizationId);
+    if (filter.actorId !== undefined) q = q.where("k.actor_id", "=", filter.actorId);
+    if (!filter.showRevoked) q = q.where("k.revoke_time", "is", null);
+    if (after !== undefined) q = q.where("k.key_id", ">", after);
     return (await q.execute()).map(toApiKey);
   }
 
   async update(keyId: string, fields: ApiKeyFields, now: Date): Promise<ApiKey> {
-    const row = await this.#db
+    await this.#db
       .updateTable("api_keys")
       .set({ ...columnsOf(fields), update_time: now })
       .where("key_id", "=", keyId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toApiKey(row);
+      .execute();
+    return this.#reread(keyId);
   }
 
   async revoke(kind: ApiKeyKind, keyId: string, now: Date): Promise<ApiKey | undefined> {
     await this.#db
       .updateTable("api_keys")
-      .set({ revoke_time: now, update_time: now })
+      .set({ revoke_time: now, revoke_reason: REVOKED_BY_ADMIN, update_time: now })
       .where("key_id", "=", keyId)
       .where("kind", "=", kind)
       .where("revoke_time", "is", null)
@@ -129,13 +128,8 @@ export class ApiKeyRepo {
       .insertInto("api_key_secrets")
       .values({ digest, key_id: keyId, expire_time: null, create_time: now })
       .execute();
-    const row = await this.#db
-      .updateTable("api_keys")
-      .set({ prefix, update_time: now })
-      .where("key_id", "=", keyId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toApiKey(row);
+    await this.#db.updateTable("api_keys").set({ prefix, update_time: now }).where("key_id", "=", keyId).execute();
+    return this.#reread(keyId);
   }
 
   /**
@@ -145,7 +139,7 @@ export class ApiKeyRepo {
   async insertImported(rows: readonly ImportRow[], now: Date): Promise<ApiKey[]> {
     if (rows.length === 0) return [];
     const col = <T>(f: (r: ImportRow) => T): T[] => rows.map(f);
-    const result = await sql<Selectable<ApiKeysTable>>`
+    const result = await sql<{ key_id: string }>`
       with input as (
         select * from unnest(
           ${col((r) => r.keyId)}::uuid[],
@@ -170,16 +164,23 @@ export class ApiKeyRepo {
       select i.key_id, 'imported', i.organization_id, i.name, i.actor_id, null, i.scopes, i.metadata, i.rate_limits,
         i.expire_time, null, ${now}, ${now}
       from input i join secrets s on s.key_id = i.key_id
-      returning *
+      returning key_id
     `.execute(this.#db);
-    return result.rows.map(toApiKey);
+    if (result.rows.length === 0) return [];
+    const created = await this.#keys()
+      .where(
+        "k.key_id",
+        "in",
+        result.rows.map((r) => r.key_id),
+      )
+      .execute();
+    return created.map(toApiKey);
   }
 
+  /** The verification hot path: primary-key probes only (secret digest → key → identity → organization). */
   async findByDigest(digest: Buffer): Promise<DigestMatch | undefined> {
-    const row = await this.#db
-      .selectFrom("api_key_secrets as s")
-      .innerJoin("api_keys as k", "k.key_id", "s.key_id")
-      .selectAll("k")
+    const row = await this.#keys()
+      .innerJoin("api_key_secrets as s", "s.key_id", "k.key_id")
       .select("s.expire_time as secret_expire_time")
       .where("s.digest", "=", digest)
       .executeTakeFirst();
@@ -224,6 +225,25 @@ export class ApiKeyRepo {
       .execute();
     return new Set(rows.map((r) => r.id));
   }
+
+  /**
+   * Keys with `actor_inactive` read from their identity (docs/security.md): an identity of the key's own
+   * organization, found by primary key, that is inactive while the organization lets keys follow identities.
+   */
+  #keys() {
+    return this.#db
+      .selectFrom("api_keys as k")
+      .leftJoin("identities as i", (j) =>
+        j.onRef("i.id", "=", "k.actor_identity_id").onRef("i.organization_id", "=", "k.organization_id"),
+      )
+      .leftJoin("organizations as o", "o.id", "k.organization_id")
+      .selectAll("k")
+      .select(sql<boolean>`coalesce(o.keys_follow_identity and not i.active, false)`.as("actor_inactive"));
+  }
+
+  async #reread(keyId: string): Promise<ApiKey> {
+    return toApiKey(await this.#keys().where("k.key_id", "=", keyId).executeTakeFirstOrThrow());
+  }
 }
 
 const rateLimitColumn = (fields: ApiKeyFields) =>
@@ -240,7 +260,7 @@ function columnsOf(fields: ApiKeyFields) {
   };
 }
 
-export const toApiKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
+export const toApiKey = (row: Selectable<ApiKeysTable> & { actor_inactive: boolean }): ApiKey => ({
   keyId: row.key_id,
   kind: row.kind,
   organizationId: row.organization_id,
@@ -252,6 +272,8 @@ export const toApiKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
   rateLimits: row.rate_limits.map((r) => ({ name: r.name, limit: r.limit, periodSeconds: r.period_seconds })),
   expireTime: row.expire_time,
   revokeTime: row.revoke_time,
+  revokeReason: row.revoke_reason,
+  actorInactive: row.actor_inactive,
   createTime: row.create_time,
   updateTime: row.update_time,
 });

@@ -97,7 +97,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
   );
 
   /** Issue 7 point 5: always 200 for a well-formed request; the outcome is in the body. */
-  scope.post("/apiKeys::verify", async (req) => {
+  scope.post("/apiKeys::verify", { config: { viewerAllowed: true } }, async (req) => {
     const key = requireObject(req.body).key;
     if (typeof key !== "string" || key === "") throw invalidArgument("key must be a non-empty string");
     return verifyJson(await apiKeys.verify(key));

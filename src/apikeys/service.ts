@@ -3,7 +3,14 @@ import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import type { Db } from "../storage/database.js";
 import { isForeignKeyViolation } from "../storage/errors.js";
-import { type ApiKey, type ApiKeyFields, type ApiKeyKind, MAX_RAW_KEY_LENGTH, stateOf } from "./model.js";
+import {
+  ACTOR_INACTIVE,
+  type ApiKey,
+  type ApiKeyFields,
+  type ApiKeyKind,
+  MAX_RAW_KEY_LENGTH,
+  stateOf,
+} from "./model.js";
 import { evaluate, type RateLimitStatus, windowStart } from "./rate-limit.js";
 import { ApiKeyRepo, type ImportRow, type ListFilter } from "./repo.js";
 import { digestOf, generateIssuedSecret } from "./secrets.js";
@@ -22,7 +29,7 @@ export type VerifyResult =
   | { readonly valid: false; readonly reason: "NOT_FOUND" }
   | {
       readonly valid: false;
-      readonly reason: "EXPIRED" | "REVOKED" | "RATE_LIMITED";
+      readonly reason: "EXPIRED" | "REVOKED" | "ACTOR_INACTIVE" | "RATE_LIMITED";
       readonly key: ApiKey;
       readonly rateLimit: RateLimitStatus | undefined;
     };
@@ -146,8 +153,10 @@ export class ApiKeyService {
   }
 
   /**
-   * Issue 7 point 5: lookup by digest; revoked before expired before rate-limited. A secret superseded by rotation
-   * whose grace has ended is NOT_FOUND (it no longer belongs to any key).
+   * Lookup by digest; revoked before expired before suspended (an inactive actor identity) before rate-limited.
+   * A secret superseded by rotation whose grace has ended is NOT_FOUND (it no longer belongs to any key). The
+   * identity's `active` is read in the same statement as the key, so a deactivation committed before this
+   * verification started is always seen, on every instance; nothing is cached.
    */
   async verify(rawKey: string): Promise<VerifyResult> {
     // No stored key is longer than an importable one: skip the lookup.
@@ -160,6 +169,7 @@ export class ApiKeyService {
     }
     const { key } = match;
     const state = stateOf(key, now);
+    if (state === "SUSPENDED") return { valid: false, reason: ACTOR_INACTIVE, key, rateLimit: undefined };
     if (state !== "ACTIVE") return { valid: false, reason: state, key, rateLimit: undefined };
     if (key.rateLimits.length === 0) return { valid: true, key, rateLimit: undefined };
     const readings = await this.#repo.count(

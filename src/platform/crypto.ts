@@ -29,40 +29,71 @@ export function verifySecret(secret: string, stored: string): boolean {
 
 /**
  * AES-256-GCM with the ROSTER_SECRETS key ring: the first key encrypts, every key decrypts (rotation).
- * Format: v1.<key index hint>.<iv>.<tag>.<ciphertext>, all base64url.
+ * Format: `v2.<key id>.<iv>.<tag>.<ciphertext>`, all base64url; the key id (a hash of the key, revealing nothing
+ * of it) names the key that sealed the value, so values sealed with an older key are found without decrypting.
+ * Values of the earlier format `v1.<iv>.<tag>.<ciphertext>` carry no key id and are tried with every key.
  */
 export class SecretBox {
-  readonly #keys: readonly Buffer[];
+  readonly #keys: readonly { readonly id: string; readonly key: Buffer }[];
 
   constructor(secrets: readonly Buffer[]) {
     if (secrets.length === 0) throw new Error("SecretBox needs at least one key");
-    this.#keys = secrets.map((s) => createHash("sha256").update("roster-secretbox:").update(s).digest());
+    this.#keys = secrets.map((s) => {
+      const key = createHash("sha256").update("roster-secretbox:").update(s).digest();
+      const id = createHash("sha256").update("roster-secretbox-key-id:").update(key).digest().subarray(0, 6);
+      return { id: id.toString("base64url"), key };
+    });
+  }
+
+  /** The id of the key that seals new values (the first of ROSTER_SECRETS). */
+  get primaryKeyId(): string {
+    return (this.#keys[0] as { id: string }).id;
+  }
+
+  /** The prefix of every value sealed with the first key; anything else is due for re-sealing. */
+  get primaryPrefix(): string {
+    return `v2.${this.primaryKeyId}.`;
   }
 
   seal(plaintext: string): string {
-    const key = this.#keys[0] as Buffer;
+    const { id, key } = this.#keys[0] as { id: string; key: Buffer };
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", key, iv);
     const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-    return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), ct.toString("base64url")].join(
-      ".",
-    );
+    return [
+      "v2",
+      id,
+      iv.toString("base64url"),
+      cipher.getAuthTag().toString("base64url"),
+      ct.toString("base64url"),
+    ].join(".");
   }
 
   open(sealed: string): string {
-    const [version, iv, tag, ct] = sealed.split(".");
-    if (version !== "v1" || iv === undefined || tag === undefined || ct === undefined) {
-      throw new Error("sealed value has an unknown format");
+    const parts = sealed.split(".");
+    if (parts[0] === "v2" && parts.length === 5) {
+      const [, id, iv, tag, ct] = parts as [string, string, string, string, string];
+      const entry = this.#keys.find((k) => k.id === id);
+      if (entry === undefined) throw new Error("the key that sealed this value is not in ROSTER_SECRETS");
+      return decrypt(entry.key, iv, tag, ct);
     }
-    for (const key of this.#keys) {
-      try {
-        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-        decipher.setAuthTag(Buffer.from(tag, "base64url"));
-        return Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8");
-      } catch {
-        // try the next key of the ring
+    if (parts[0] === "v1" && parts.length === 4) {
+      const [, iv, tag, ct] = parts as [string, string, string, string];
+      for (const { key } of this.#keys) {
+        try {
+          return decrypt(key, iv, tag, ct);
+        } catch {
+          // try the next key of the ring
+        }
       }
+      throw new Error("no key of ROSTER_SECRETS opens this value");
     }
-    throw new Error("no key of ROSTER_SECRETS opens this value");
+    throw new Error("sealed value has an unknown format");
   }
+}
+
+function decrypt(key: Buffer, iv: string, tag: string, ct: string): string {
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  return Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8");
 }

@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from "fastify";
 import type { ScimClient } from "../directory/scim-clients/service.js";
-import { verifySecret } from "../platform/crypto.js";
 import type { Logger } from "../platform/logger.js";
 import { ScimError } from "./errors.js";
 import { MAX_BODY_BYTES } from "./limits.js";
@@ -10,11 +9,19 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The authenticated SCIM client of this request (set by the SCIM scope's onRequest hook). */
     scimClient: ScimClient;
+    /** Which of the client's secrets authenticated this request (`previous` during a rotation's grace period). */
+    scimSecret: "current" | "previous";
   }
 }
 
 export interface ScimClientLookup {
+  /** Cached (found clients only): a few seconds stale at most. */
   get(clientId: string): Promise<ScimClient | undefined>;
+  /** Read from the database now (and cache the result). */
+  refresh(clientId: string): Promise<ScimClient | undefined>;
+  /** Which of the client's live secrets this is, compared in constant time. */
+  match(client: ScimClient, presented: string): "current" | "previous" | undefined;
+  notePreviousSecretUse(client: ScimClient): Promise<void>;
 }
 
 /**
@@ -43,10 +50,21 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
   scope.addHook("onRequest", async (req, reply) => {
     reply.header("content-type", SCIM_CONTENT_TYPE);
     const { clientId } = req.params as { clientId?: string };
-    const client = clientId === undefined ? undefined : await clients.get(clientId);
+    if (clientId === undefined) throw new ScimError(404, undefined, "SCIM client not found");
+    let client = await clients.get(clientId);
     if (client === undefined) throw new ScimError(404, undefined, "SCIM client not found");
-    authenticate(req, client);
+    const presented = presentedSecret(req);
+    let which = clients.match(client, presented);
+    // Before refusing, read the client again: another instance may have just rotated its secret.
+    if (which === undefined) {
+      client = await clients.refresh(clientId);
+      if (client === undefined) throw new ScimError(404, undefined, "SCIM client not found");
+      which = clients.match(client, presented);
+    }
+    if (which === undefined) throw new ScimError(401, undefined, "invalid authorization header");
+    if (which === "previous") await clients.notePreviousSecretUse(client);
     req.scimClient = client;
+    req.scimSecret = which;
   });
 
   scope.setNotFoundHandler((req, reply) => {
@@ -85,16 +103,15 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
   });
 }
 
-/** Spec 5: trim, drop one case-insensitive `Bearer` prefix, compare in constant time. */
-function authenticate(req: FastifyRequest, client: ScimClient): void {
+/** Spec 5: trim, drop one case-insensitive `Bearer` prefix; the comparison is the lookup's (constant time). */
+function presentedSecret(req: FastifyRequest): string {
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === "") {
     throw new ScimError(401, undefined, "no authorization header found");
   }
   const presented = header.trim().replace(/^bearer(\s+|$)/i, "");
-  if (presented === "" || !verifySecret(presented, client.secretHash)) {
-    throw new ScimError(401, undefined, "invalid authorization header");
-  }
+  if (presented === "") throw new ScimError(401, undefined, "invalid authorization header");
+  return presented;
 }
 
 const ALL_METHODS: readonly HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];

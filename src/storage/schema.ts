@@ -16,6 +16,7 @@ export interface Database {
   webhook_outbox: WebhookOutboxTable;
   webhook_events: WebhookEventsTable;
   resource_counts: ResourceCountsTable;
+  admin_tokens: AdminTokensTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -25,6 +26,8 @@ export interface OrganizationsTable {
   id: string;
   name: string;
   create_time: ColumnType<Date, Date | string | undefined, never>;
+  /** API keys of an identity are suspended while it is inactive and revoked when it is deleted (0009). */
+  keys_follow_identity: Generated<boolean>;
 }
 
 export interface ScimClientsTable {
@@ -41,6 +44,11 @@ export interface ScimClientsTable {
   log_webhook_events: Generated<boolean>;
   create_time: ColumnType<Date, Date | string | undefined, never>;
   update_time: Timestamp;
+  secret_rotate_time: Date | null;
+  /** During a rotation's grace period: the hash of the secret it replaced, valid until the expire time. */
+  previous_secret_hash: string | null;
+  previous_secret_expire_time: Date | null;
+  previous_secret_last_used_time: Date | null;
 }
 
 export interface InstanceSettingsTable {
@@ -109,8 +117,12 @@ export interface ApiKeysTable {
   rate_limits: Json<{ name: string; limit: number; period_seconds: number }[]>;
   expire_time: Date | null;
   revoke_time: Date | null;
+  /** `ADMIN` (DELETE) or `ACTOR_DELETED` (the identity it acts for was deleted); null while not revoked. */
+  revoke_reason: string | null;
   create_time: Timestamp;
   update_time: Timestamp;
+  /** actor_id read as a UUID when it is one, computed by PostgreSQL (0009): the link to an identity. */
+  actor_identity_id: GeneratedAlways<string | null>;
 }
 
 export interface ApiKeySecretsTable {
@@ -170,4 +182,16 @@ export interface ResourceCountsTable {
   resource: "users" | "groups";
   shard: number;
   n: number;
+}
+
+/** Named admin API tokens; only the SHA-256 digest of a token is kept. */
+export interface AdminTokensTable {
+  id: string;
+  name: string;
+  role: "admin" | "viewer";
+  digest: Buffer;
+  expire_time: Date | null;
+  revoke_time: Date | null;
+  last_used_time: Date | null;
+  create_time: Timestamp;
 }

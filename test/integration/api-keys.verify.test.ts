@@ -97,7 +97,12 @@ describe("POST /apiKeys:verify (issue 7 point 5)", () => {
   it("a revoked key → REVOKED, even when also expired", async () => {
     const key = await createIssuedKey(t, { expire_time: new Date(t.clock.now().getTime() + 1000).toISOString() });
     await adminCall(t, "DELETE", `/issuedApiKeys/${key.key_id}`);
-    expect(await verifyKey(t, key.secret as string)).toEqual({ valid: false, reason: "REVOKED", key_id: key.key_id });
+    expect(await verifyKey(t, key.secret as string)).toEqual({
+      valid: false,
+      reason: "REVOKED",
+      key_id: key.key_id,
+      revoke_reason: "ADMIN",
+    });
     t.clock.advance(5000);
     expect((await verifyKey(t, key.secret as string)).reason).toBe("REVOKED");
   });

@@ -42,6 +42,7 @@ describe("POST /importedApiKeys:batchCreate (spec 4.10)", () => {
           expire_time: "2031-01-01T00:00:00.000Z",
           state: "ACTIVE",
           revoke_time: null,
+          revoke_reason: null,
           create_time: t.clock.now().toISOString(),
           update_time: t.clock.now().toISOString(),
         },

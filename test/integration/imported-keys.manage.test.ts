@@ -56,7 +56,12 @@ describe("GET and DELETE /importedApiKeys", () => {
     const res = await adminCall(t, "DELETE", `/importedApiKeys/${ids[2]}`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ state: "REVOKED", revoke_time: t.clock.now().toISOString() });
-    expect(await verifyKey(t, rawKey("m-2"))).toEqual({ valid: false, reason: "REVOKED", key_id: ids[2] });
+    expect(await verifyKey(t, rawKey("m-2"))).toEqual({
+      valid: false,
+      reason: "REVOKED",
+      key_id: ids[2],
+      revoke_reason: "ADMIN",
+    });
     expect((await adminCall(t, "GET", `/importedApiKeys/${ids[2]}`)).json().state).toBe("REVOKED");
     const listed = await adminCall(t, "GET", `/importedApiKeys?organization_id=${org}`);
     expect(listed.body).not.toContain(ids[2] as string);

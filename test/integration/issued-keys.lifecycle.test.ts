@@ -40,6 +40,7 @@ describe("POST /issuedApiKeys", () => {
       expire_time: "2030-01-01T00:00:00.000Z",
       state: "ACTIVE",
       revoke_time: null,
+      revoke_reason: null,
       create_time: t.clock.now().toISOString(),
       update_time: t.clock.now().toISOString(),
     });
@@ -204,7 +205,12 @@ describe("DELETE /issuedApiKeys/{key_id} revokes", () => {
     const shown = await adminCall(t, "GET", `/issuedApiKeys?organization_id=${org}&show_revoked=true`);
     expect(shown.json().issued_api_keys.map((k: { key_id: string }) => k.key_id)).toEqual([key.key_id]);
 
-    expect(await verifyKey(t, key.secret as string)).toEqual({ valid: false, reason: "REVOKED", key_id: key.key_id });
+    expect(await verifyKey(t, key.secret as string)).toEqual({
+      valid: false,
+      reason: "REVOKED",
+      key_id: key.key_id,
+      revoke_reason: "ADMIN",
+    });
   });
 
   it("is idempotent: revoking again keeps the first revoke_time", async () => {

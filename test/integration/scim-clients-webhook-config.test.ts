@@ -63,7 +63,7 @@ describe("webhook configuration of a SCIM client (issue 6 point 1, spec 4.11)", 
     expect(res.body).not.toContain(SECRET);
     const firstSeal = await sealedOf(clientId);
 
-    res = await patch(clientId, "webhook.secret", { webhook: { secret: "rotated-secret" } });
+    res = await patch(clientId, "webhook.secret", { webhook: { secret: "rotated-secret-0123456" } });
     expect(await sealedOf(clientId)).not.toBe(firstSeal);
 
     res = await patch(clientId, "tenant,product,log_webhook_events", {
@@ -73,7 +73,9 @@ describe("webhook configuration of a SCIM client (issue 6 point 1, spec 4.11)", 
     });
     expect(res.json()).toMatchObject({ tenant: "t2", product: "p2", log_webhook_events: true });
 
-    res = await patch(clientId, "webhook", { webhook: { url: "https://new.example.com/h", secret: "s2" } });
+    res = await patch(clientId, "webhook", {
+      webhook: { url: "https://new.example.com/h", secret: "whsec_second_0123456" },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().webhook).toEqual({ url: "https://new.example.com/h", secret_set: true });
 

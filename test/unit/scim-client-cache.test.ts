@@ -21,16 +21,32 @@ describe("ScimClientCache", () => {
     expect(loads).toBe(2);
   });
 
-  it("caches misses too, and forgets on demand", async () => {
+  it("does not keep misses (a client created elsewhere is found at once), and forgets on demand", async () => {
     let loads = 0;
-    const cache = new ScimClientCache(async () => {
+    let exists = false;
+    const cache = new ScimClientCache(async (id) => {
       loads++;
-      return undefined;
+      return exists ? client(id) : undefined;
     }, new ManualClock());
     expect(await cache.get("x")).toBeUndefined();
+    exists = true;
+    expect(await cache.get("x")).toMatchObject({ clientId: "x" });
     await cache.get("x");
+    expect(loads).toBe(2);
     cache.forget("x");
     await cache.get("x");
+    expect(loads).toBe(3);
+  });
+
+  it("refresh reads again even within the TTL", async () => {
+    let loads = 0;
+    const cache = new ScimClientCache(async (id) => {
+      loads++;
+      return client(id);
+    }, new ManualClock());
+    await cache.get("a");
+    await cache.refresh("a");
+    await cache.get("a");
     expect(loads).toBe(2);
   });
 

@@ -3,11 +3,12 @@ import type { Organization, OrganizationService } from "../../directory/organiza
 import { isUuid } from "../../platform/ids.js";
 import { notFound } from "../errors.js";
 import { pageOf, parsePageRequest } from "../paging.js";
-import { requireObject, requireString } from "../validate.js";
+import { isObject, optionalBoolean, requireObject, requireString } from "../validate.js";
 
 export const organizationJson = (o: Organization) => ({
   id: o.id,
   name: o.name,
+  keys_follow_identity: o.keysFollowIdentity,
   create_time: o.createTime.toISOString(),
 });
 
@@ -17,9 +18,26 @@ export function registerOrganizationRoutes(
   onDeleted: (organizationId: string) => void,
 ): void {
   scope.post("/organizations", async (req, reply) => {
-    const name = requireString(requireObject(req.body), "name", 256);
+    const body = requireObject(req.body);
+    const name = requireString(body, "name", 256);
     reply.code(201);
-    return organizationJson(await organizations.create(name));
+    return organizationJson(await organizations.create(name, optionalBoolean(body, "keys_follow_identity") ?? true));
+  });
+
+  /** Fields present in the body change (`name`, `keys_follow_identity`); the others stay. */
+  scope.patch<{ Params: { id: string } }>("/organizations/:id", async (req) => {
+    const raw = requireObject(req.body);
+    const body = isObject(raw.organization) ? raw.organization : raw;
+    const name = body.name === undefined ? undefined : requireString(body, "name", 256);
+    const keysFollowIdentity = optionalBoolean(body, "keys_follow_identity");
+    const org = isUuid(req.params.id)
+      ? await organizations.update(req.params.id, {
+          ...(name === undefined ? {} : { name }),
+          ...(keysFollowIdentity === undefined ? {} : { keysFollowIdentity }),
+        })
+      : undefined;
+    if (org === undefined) throw notFound(`organization ${req.params.id} does not exist`);
+    return organizationJson(org);
   });
 
   scope.get("/organizations", async (req) => {

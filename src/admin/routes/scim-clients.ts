@@ -1,5 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import type { ScimClient, ScimClientChanges, ScimClientService } from "../../directory/scim-clients/service.js";
+import { parseDuration } from "../../apikeys/fields.js";
+import {
+  MAX_SECRET_GRACE_SECONDS,
+  type ScimClient,
+  type ScimClientChanges,
+  type ScimClientService,
+} from "../../directory/scim-clients/service.js";
 import { randomToken } from "../../platform/ids.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
 import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
@@ -30,8 +36,20 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "webhook.secret",
     "log_webhook_events",
   ],
-  immutable: ["client_id", "organization_id", "scim_base_url", "create_time", "update_time"],
+  immutable: [
+    "client_id",
+    "organization_id",
+    "scim_base_url",
+    "create_time",
+    "update_time",
+    "secret_rotate_time",
+    "previous_secret_expire_time",
+    "previous_secret_last_used_time",
+  ],
 };
+
+/** Webhook secrets sign every delivery: shorter ones are guessable offline from a single signed request. */
+export const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
 export interface ScimClientRouteDeps {
   readonly scimClients: ScimClientService;
@@ -116,6 +134,22 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
     return json(updated);
   });
 
+  /**
+   * A new generated secret, shown once; with `grace_period` the replaced secret keeps working until it ends (so the
+   * IdP can be updated without an outage), without one it stops at once. The colon is escaped for Fastify's router.
+   */
+  scope.post<{ Params: { clientId: string } }>("/scimClients/:clientId([^:/]+)::rotateSecret", async (req) => {
+    const body = req.body === undefined || req.body === null ? {} : requireObject(req.body);
+    const grace =
+      body.grace_period === undefined || body.grace_period === null
+        ? 0
+        : parseDuration(body.grace_period, "grace_period", MAX_SECRET_GRACE_SECONDS);
+    const secret = randomToken(32);
+    const rotated = await scimClients.rotateSecret(req.params.clientId, secret, grace);
+    if (rotated === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+    return json(rotated, { secret });
+  });
+
   scope.delete<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
     if (!(await scimClients.delete(req.params.clientId))) {
       throw notFound(`SCIM client ${req.params.clientId} does not exist`);
@@ -166,7 +200,7 @@ async function toChanges(
         if (changes.webhookUrl === null) changes.webhookSecret = null;
         break;
       case "webhook.secret":
-        changes.webhookSecret = value === undefined ? null : str(value, path);
+        changes.webhookSecret = value === undefined || value === "" ? null : validateWebhookSecret(str(value, path));
         break;
       case "webhook": {
         // AIP-161: naming the sub-object replaces it whole; an omitted secret is cleared.
@@ -184,12 +218,19 @@ function parseWebhook(webhook: JsonObject | undefined): { url: string; secret: s
   if (webhook === undefined) return null;
   const url = optionalString(webhook, "url", 2048);
   const given = optionalString(webhook, "secret", 1024);
-  const secret = given === undefined || given === "" ? null : given;
+  const secret = given === undefined || given === "" ? null : validateWebhookSecret(given);
   if (url === undefined || url === "") {
     if (secret !== null) throw invalidArgument("webhook.secret needs a webhook.url");
     return null;
   }
   return { url: validateHttpUrl(url, "webhook.url"), secret };
+}
+
+function validateWebhookSecret(secret: string): string {
+  if (secret.length < MIN_WEBHOOK_SECRET_LENGTH) {
+    throw invalidArgument(`webhook.secret must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`);
+  }
+  return secret;
 }
 
 /** Spec 5.2: configured without a Bearer prefix, since clients add one themselves. */
@@ -212,6 +253,9 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     product: c.product,
     webhook: c.webhookUrl === null ? null : { url: c.webhookUrl, secret_set: c.webhookSecretSealed !== null },
     log_webhook_events: c.logWebhookEvents,
+    secret_rotate_time: c.secretRotateTime?.toISOString() ?? null,
+    previous_secret_expire_time: c.previousSecretExpireTime?.toISOString() ?? null,
+    previous_secret_last_used_time: c.previousSecretLastUsedTime?.toISOString() ?? null,
     create_time: c.createTime.toISOString(),
     update_time: c.updateTime.toISOString(),
     ...extra,

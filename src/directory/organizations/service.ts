@@ -5,7 +5,15 @@ import type { Clock } from "../../platform/clock.js";
 export interface Organization {
   readonly id: string;
   readonly name: string;
+  /** API keys acting for an identity of this organization are suspended/revoked with it (docs/security.md). */
+  readonly keysFollowIdentity: boolean;
   readonly createTime: Date;
+}
+
+/** Changes to an organization; `undefined` leaves a field as it is. */
+export interface OrganizationChanges {
+  readonly name?: string;
+  readonly keysFollowIdentity?: boolean;
 }
 
 /** Organizations are the tenants; deleting one removes everything in it (FK cascades). */
@@ -17,10 +25,15 @@ export class OrganizationService {
     this.#clock = clock;
   }
 
-  async create(name: string): Promise<Organization> {
+  async create(name: string, keysFollowIdentity = true): Promise<Organization> {
     const row = await this.#db
       .insertInto("organizations")
-      .values({ id: uuidv7(this.#clock.now().getTime()), name, create_time: this.#clock.now() })
+      .values({
+        id: uuidv7(this.#clock.now().getTime()),
+        name,
+        keys_follow_identity: keysFollowIdentity,
+        create_time: this.#clock.now(),
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     return toOrganization(row);
@@ -38,14 +51,34 @@ export class OrganizationService {
     return (await q.execute()).map(toOrganization);
   }
 
+  async update(id: string, changes: OrganizationChanges): Promise<Organization | undefined> {
+    if (changes.name === undefined && changes.keysFollowIdentity === undefined) return this.get(id);
+    const row = await this.#db
+      .updateTable("organizations")
+      .set({
+        ...(changes.name === undefined ? {} : { name: changes.name }),
+        ...(changes.keysFollowIdentity === undefined ? {} : { keys_follow_identity: changes.keysFollowIdentity }),
+      })
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined ? undefined : toOrganization(row);
+  }
+
   async delete(id: string): Promise<boolean> {
     const result = await this.#db.deleteFrom("organizations").where("id", "=", id).executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 }
 
-const toOrganization = (row: { id: string; name: string; create_time: Date }): Organization => ({
+const toOrganization = (row: {
+  id: string;
+  name: string;
+  keys_follow_identity: boolean;
+  create_time: Date;
+}): Organization => ({
   id: row.id,
   name: row.name,
+  keysFollowIdentity: row.keys_follow_identity,
   createTime: row.create_time,
 });

@@ -6,14 +6,15 @@ export const CLIENT_CACHE_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
 interface Entry {
-  readonly client: ScimClient | undefined;
+  readonly client: ScimClient;
   readonly expires: number;
 }
 
 /**
  * Every SCIM request authenticates its client: a short-lived read-through cache saves that query on the hot path.
- * Changes made through this instance are forgotten at once; other instances see them within the TTL. Only the
- * secret's hash is cached, never the secret.
+ * Changes made through this instance are forgotten at once; other instances see them within the TTL, except that
+ * a secret the cached client does not accept is checked against a fresh read first (`refresh`), so a new secret
+ * works everywhere at once. Misses are not kept. Only the secrets' hashes are cached, never a secret.
  */
 export class ScimClientCache {
   readonly #entries = new Map<string, Entry>();
@@ -28,12 +29,24 @@ export class ScimClientCache {
   }
 
   async get(clientId: string): Promise<ScimClient | undefined> {
-    const now = this.#clock.now().getTime();
     const hit = this.#entries.get(clientId);
-    if (hit !== undefined && hit.expires > now) return hit.client;
+    if (hit !== undefined && hit.expires > this.#clock.now().getTime()) return hit.client;
+    return this.refresh(clientId);
+  }
+
+  /**
+   * Reads the client from the database, bypassing and refreshing the cache: a secret rotated through another
+   * instance is seen before a request is refused.
+   */
+  async refresh(clientId: string): Promise<ScimClient | undefined> {
     const client = await this.#load(clientId);
+    // A miss is not kept: a client just created through another instance must be found at once.
+    if (client === undefined) {
+      this.#entries.delete(clientId);
+      return undefined;
+    }
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    this.#entries.set(clientId, { client, expires: now + this.#ttlMs });
+    this.#entries.set(clientId, { client, expires: this.#clock.now().getTime() + this.#ttlMs });
     return client;
   }
 
@@ -43,7 +56,7 @@ export class ScimClientCache {
 
   forgetOrganization(organizationId: string): void {
     for (const [id, entry] of this.#entries) {
-      if (entry.client?.organizationId === organizationId) this.#entries.delete(id);
+      if (entry.client.organizationId === organizationId) this.#entries.delete(id);
     }
   }
 }

@@ -2,9 +2,14 @@ import type { Selectable } from "kysely";
 import type { Db } from "../../storage/database.js";
 import type { ScimClientsTable } from "../../storage/schema.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
-import { hashSecret, type SecretBox } from "../../platform/crypto.js";
+import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.js";
 import type { Clock } from "../../platform/clock.js";
 import { ScimClientCache } from "./cache.js";
+
+/** The longest grace period of a secret rotation: an IdP's secret can be updated within a week. */
+export const MAX_SECRET_GRACE_SECONDS = 7 * 86_400;
+/** The previous secret's last use is written at most this often per client and instance. */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** A SCIM client = a directory sync connection (DESIGN.md "Domain"). */
 export interface ScimClient {
@@ -22,6 +27,13 @@ export interface ScimClient {
   readonly logWebhookEvents: boolean;
   readonly createTime: Date;
   readonly updateTime: Date;
+  /** When the secret last changed (`:rotateSecret`, or a PATCH of `secret`); null if never since creation. */
+  readonly secretRotateTime: Date | null;
+  /** The replaced secret's hash, accepted until `previousSecretExpireTime` (a rotation's grace period). */
+  readonly previousSecretHash: string | null;
+  readonly previousSecretExpireTime: Date | null;
+  /** The last time the previous secret authenticated a request (recorded at most once a minute per instance). */
+  readonly previousSecretLastUsedTime: Date | null;
 }
 
 export interface ScimClientInput {
@@ -59,6 +71,8 @@ export class ScimClientService {
   readonly #clock: Clock;
   readonly #box: SecretBox;
   readonly #cache: ScimClientCache;
+  /** Per client: when this instance last wrote previous_secret_last_used_time (bounds writes on the hot path). */
+  readonly #previousUseWritten = new Map<string, number>();
   constructor(db: Db, clock: Clock, box: SecretBox) {
     this.#db = db;
     this.#clock = clock;
@@ -69,6 +83,16 @@ export class ScimClientService {
   /** The read-through lookup of the SCIM hot path (a few seconds of staleness across instances). */
   get cached(): ScimClientCache {
     return this.#cache;
+  }
+
+  /** What SCIM authentication needs: the cached and the fresh client, the secret check, the use record. */
+  get authenticator() {
+    return {
+      get: (clientId: string) => this.#cache.get(clientId),
+      refresh: (clientId: string) => this.#cache.refresh(clientId),
+      match: (client: ScimClient, presented: string) => matchSecret(client, presented, this.#clock.now()),
+      notePreviousSecretUse: (client: ScimClient) => this.notePreviousSecretUse(client),
+    };
   }
 
   async create(input: ScimClientInput): Promise<CreateResult> {
@@ -122,7 +146,14 @@ export class ScimClientService {
   async update(clientId: string, changes: ScimClientChanges): Promise<ScimClient | undefined> {
     const set: Partial<Record<keyof ScimClientsTable, unknown>> = { update_time: this.#clock.now() };
     if (changes.name !== undefined) set.name = changes.name;
-    if (changes.secret !== undefined) set.secret_hash = hashSecret(changes.secret);
+    if (changes.secret !== undefined) {
+      // Setting a secret outright is the emergency path: no previous secret survives it.
+      set.secret_hash = hashSecret(changes.secret);
+      set.previous_secret_hash = null;
+      set.previous_secret_expire_time = null;
+      set.previous_secret_last_used_time = null;
+      set.secret_rotate_time = this.#clock.now();
+    }
     if (changes.autoLink !== undefined) set.auto_link = changes.autoLink;
     if (changes.mapping !== undefined) set.mapping = changes.mapping;
     if (changes.tenant !== undefined) set.tenant = changes.tenant;
@@ -142,6 +173,47 @@ export class ScimClientService {
     // Forget again: a request may have re-read the old row while this update was in flight.
     this.#cache.forget(clientId);
     return row === undefined ? undefined : toScimClient(row);
+  }
+
+  /**
+   * Replaces the secret. With a grace period the replaced one keeps authenticating until `now + graceSeconds`;
+   * an older previous secret (from an earlier rotation) stops at once: at most two secrets are ever live.
+   */
+  async rotateSecret(clientId: string, newSecret: string, graceSeconds: number): Promise<ScimClient | undefined> {
+    const now = this.#clock.now();
+    const graceUntil = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;
+    this.#cache.forget(clientId);
+    const row = await this.#db
+      .updateTable("scim_clients")
+      .set((eb) => ({
+        previous_secret_hash: graceUntil === null ? null : eb.ref("secret_hash"),
+        previous_secret_expire_time: graceUntil,
+        previous_secret_last_used_time: null,
+        secret_hash: hashSecret(newSecret),
+        secret_rotate_time: now,
+        update_time: now,
+      }))
+      .where("client_id", "=", clientId)
+      .returningAll()
+      .executeTakeFirst();
+    this.#cache.forget(clientId);
+    this.#previousUseWritten.delete(clientId);
+    return row === undefined ? undefined : toScimClient(row);
+  }
+
+  /** Records that the previous secret authenticated a request, so an operator sees when the IdP switched. */
+  async notePreviousSecretUse(client: ScimClient): Promise<void> {
+    const now = this.#clock.now();
+    const written = this.#previousUseWritten.get(client.clientId);
+    if (written !== undefined && now.getTime() - written < LAST_USED_RESOLUTION_MS) return;
+    if (this.#previousUseWritten.size >= 10_000) this.#previousUseWritten.clear();
+    this.#previousUseWritten.set(client.clientId, now.getTime());
+    await this.#db
+      .updateTable("scim_clients")
+      .set({ previous_secret_last_used_time: now })
+      .where("client_id", "=", client.clientId)
+      .where("previous_secret_hash", "=", client.previousSecretHash)
+      .execute();
   }
 
   async delete(clientId: string): Promise<boolean> {
@@ -171,4 +243,23 @@ export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => (
   logWebhookEvents: row.log_webhook_events,
   createTime: row.create_time,
   updateTime: row.update_time,
+  secretRotateTime: row.secret_rotate_time,
+  previousSecretHash: row.previous_secret_hash,
+  previousSecretExpireTime: row.previous_secret_expire_time,
+  previousSecretLastUsedTime: row.previous_secret_last_used_time,
 });
+
+/**
+ * Which of the client's secrets `presented` is: the current one, or the previous one while its grace period
+ * lasts. Both are compared in constant time, and both are always computed, so timing tells nothing about which.
+ */
+export function matchSecret(client: ScimClient, presented: string, now: Date): "current" | "previous" | undefined {
+  const current = verifySecret(presented, client.secretHash);
+  const previousLive =
+    client.previousSecretHash !== null &&
+    client.previousSecretExpireTime !== null &&
+    client.previousSecretExpireTime.getTime() > now.getTime();
+  const previous = client.previousSecretHash !== null && verifySecret(presented, client.previousSecretHash);
+  if (current) return "current";
+  return previous && previousLive ? "previous" : undefined;
+}

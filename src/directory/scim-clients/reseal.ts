@@ -1,0 +1,63 @@
+import { sql } from "kysely";
+import type { SecretBox } from "../../platform/crypto.js";
+import type { Logger } from "../../platform/logger.js";
+import type { Db } from "../../storage/database.js";
+
+export interface ResealOutcome {
+  /** Webhook secrets now sealed with the first key of ROSTER_SECRETS. */
+  readonly resealed: number;
+  /** Webhook secrets no key of ROSTER_SECRETS opens (the key that sealed them was removed too early). */
+  readonly unreadable: number;
+}
+
+const BATCH = 100;
+
+/**
+ * ROSTER_SECRETS rotation (docs/security.md): re-encrypts every stored webhook secret that is not sealed with the
+ * first key, in batches in client_id order. Each row is written only if it still holds the value read, so a
+ * concurrent change (or another instance doing the same at start-up) is never overwritten. It walks the table once,
+ * in the background after start-up: the rows are few (one per SCIM client) and no request waits for it.
+ */
+export async function resealWebhookSecrets(db: Db, box: SecretBox, logger: Logger): Promise<ResealOutcome> {
+  const current = `${box.primaryPrefix}%`;
+  let resealed = 0;
+  let unreadable = 0;
+  let after = "";
+  for (;;) {
+    const rows = await db
+      .selectFrom("scim_clients")
+      .select(["client_id", "webhook_secret_sealed"])
+      .where("client_id", ">", after)
+      .where("webhook_secret_sealed", "is not", null)
+      .where(sql<boolean>`webhook_secret_sealed not like ${current}`)
+      .orderBy("client_id")
+      .limit(BATCH)
+      .execute();
+    for (const row of rows) {
+      const sealed = row.webhook_secret_sealed;
+      if (sealed === null) continue;
+      let plaintext: string;
+      try {
+        plaintext = box.open(sealed);
+      } catch {
+        unreadable += 1;
+        logger.warn({ clientId: row.client_id }, "webhook secret sealed with a key no longer in ROSTER_SECRETS");
+        continue;
+      }
+      const r = await db
+        .updateTable("scim_clients")
+        .set({ webhook_secret_sealed: box.seal(plaintext) })
+        .where("client_id", "=", row.client_id)
+        .where("webhook_secret_sealed", "=", sealed)
+        .executeTakeFirst();
+      if (r.numUpdatedRows > 0n) resealed += 1;
+    }
+    const last = rows[rows.length - 1];
+    if (last === undefined || rows.length < BATCH) break;
+    after = last.client_id;
+  }
+  if (resealed > 0 || unreadable > 0) {
+    logger.info({ resealed, unreadable }, "webhook secrets re-encrypted with the first key of ROSTER_SECRETS");
+  }
+  return { resealed, unreadable };
+}

@@ -1,0 +1,104 @@
+import { sql } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { quoteIdent } from "../../src/storage/database.js";
+import { createIssuedKey } from "../helpers/api-keys.js";
+import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
+import { loggingDb } from "../helpers/query-log.js";
+import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
+
+/**
+ * Keys follow their person without slowing anything down: verification reads the actor identity by primary key,
+ * and the deleting transaction finds an identity's keys by index. Plans are taken with `enable_seqscan = off` on
+ * 5000 analysed identities, each with a key, so a statement without a usable index would show a Seq Scan.
+ */
+let database: TestDatabase;
+let logged: ReturnType<typeof loggingDb>;
+let t: TestApp;
+let c: SeededClient;
+let explainer: pg.Client;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  logged = loggingDb(database);
+  t = await createTestApp({ database, extra: { db: logged.db } });
+  c = await seedClient(t);
+  await sql`insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at)
+    select gen_random_uuid(), ${c.organizationId}::uuid, g % 2 = 0, 'bulk' || g || '@example.com',
+      '{}'::jsonb, now(), now()
+    from generate_series(1, 5000) g`.execute(database.db);
+  await sql`insert into api_keys (key_id, kind, organization_id, name, actor_id, create_time, update_time)
+    select gen_random_uuid(), 'issued', organization_id, 'bulk', id::text, now(), now() from identities`.execute(
+    database.db,
+  );
+  await sql`analyze`.execute(database.db);
+  explainer = new pg.Client({
+    connectionString: database.url,
+    options: `-c search_path=${quoteIdent(database.schema)}`,
+  });
+  await explainer.connect();
+  await explainer.query("set enable_seqscan = off");
+});
+afterAll(async () => {
+  await explainer.end();
+  await t.close();
+  await logged.close();
+  await database.close();
+});
+
+async function plansOfApiKeyQueries(run: () => Promise<void>): Promise<string[]> {
+  const before = logged.queries.length;
+  await run();
+  const ran = logged.queries.slice(before).filter((q) => /\bapi_keys\b/.test(q.sql));
+  expect(ran.length).toBeGreaterThan(0);
+  const plans: string[] = [];
+  for (const q of ran) {
+    const { rows } = await explainer.query(`explain ${q.sql}`, [...q.parameters]);
+    plans.push(rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n"));
+  }
+  return plans;
+}
+
+describe("keys follow their person, served by indexes", () => {
+  it("verification reads key, identity and organization by primary key", async () => {
+    const identity = await database.db.selectFrom("identities").select("id").limit(1).executeTakeFirstOrThrow();
+    const key = await createIssuedKey(t, { organization_id: c.organizationId, actor_id: identity.id });
+    const plans = await plansOfApiKeyQueries(async () => {
+      const res = await adminCall(t, "POST", "/apiKeys:verify", { key: key.secret });
+      expect(res.statusCode).toBe(200);
+    });
+    for (const plan of plans) {
+      expect(plan).not.toContain("Seq Scan");
+      expect(plan).toContain("identities_pkey");
+    }
+  });
+
+  it("an organization's key list reads each key's identity by primary key", async () => {
+    const plans = await plansOfApiKeyQueries(async () => {
+      const res = await adminCall(t, "GET", `/issuedApiKeys?organization_id=${c.organizationId}&page_size=100`);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().issued_api_keys.map((k: { state: string }) => k.state)).toContain("SUSPENDED");
+    });
+    for (const plan of plans) expect(plan).not.toContain("Seq Scan");
+  });
+
+  it("deleting an identity finds its keys by index (the trigger's own plan, via auto_explain)", async () => {
+    const identity = await database.db.selectFrom("identities").select("id").limit(1).executeTakeFirstOrThrow();
+    const notices: string[] = [];
+    explainer.on("notice", (n) => notices.push(n.message ?? ""));
+    await explainer.query("begin");
+    try {
+      await explainer.query("load 'auto_explain'");
+      await explainer.query("set local auto_explain.log_min_duration = 0");
+      await explainer.query("set local auto_explain.log_nested_statements = on");
+      await explainer.query("set local auto_explain.log_level = notice");
+      await explainer.query("delete from identities where id = $1", [identity.id]);
+    } finally {
+      await explainer.query("rollback");
+    }
+    const trigger = notices.find((n) => n.includes("update api_keys"));
+    expect(trigger, notices.join("\n---\n")).toBeDefined();
+    expect(trigger).toContain("api_keys_actor_identity_idx");
+    expect(trigger).not.toContain("Seq Scan on api_keys");
+  });
+});
