@@ -16,7 +16,13 @@ export interface Config {
   readonly logLevel: LevelWithSilent;
   readonly webhookTimeoutMs: number;
   readonly webhookLogRetentionDays: number;
+  /** ROSTER_REQUEST_LOG_RETENTION_DAYS: how long SCIM request log entries are kept. */
+  readonly requestLogRetentionDays: number;
+  /** ROSTER_LOG_FORMAT: `pretty` lines, `json` lines, or `auto` (pretty on a terminal). */
+  readonly logFormat: LogFormat;
 }
+
+export type LogFormat = "auto" | "pretty" | "json";
 
 export type DatabaseTarget =
   | { readonly kind: "embedded"; readonly persistent: true }
@@ -99,6 +105,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push("ROSTER_WEBHOOK_LOG_RETENTION_DAYS: must be a positive integer");
   }
 
+  const requestLogRetention = parseInteger(get("ROSTER_REQUEST_LOG_RETENTION_DAYS") ?? "7");
+  if (requestLogRetention === undefined || requestLogRetention < 1) {
+    problems.push("ROSTER_REQUEST_LOG_RETENTION_DAYS: must be a positive integer");
+  }
+  const logFormat = get("ROSTER_LOG_FORMAT") ?? "auto";
+  if (!["auto", "pretty", "json"].includes(logFormat)) problems.push("ROSTER_LOG_FORMAT: must be auto, pretty or json");
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host,
@@ -111,6 +124,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: logLevel as LevelWithSilent,
     webhookTimeoutMs: webhookTimeoutMs ?? 10_000,
     webhookLogRetentionDays: retention ?? 30,
+    requestLogRetentionDays: requestLogRetention ?? 7,
+    logFormat: logFormat as LogFormat,
   };
 }
 
@@ -141,6 +156,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logLevel: config.logLevel,
     webhookTimeoutMs: config.webhookTimeoutMs,
     webhookLogRetentionDays: config.webhookLogRetentionDays,
+    requestLogRetentionDays: config.requestLogRetentionDays,
+    logFormat: config.logFormat,
   };
 }
 

@@ -4,6 +4,7 @@ import { type Config, ConfigError, describeConfig, loadConfig } from "./config.j
 import { systemClock } from "./platform/clock.js";
 import { hashSecret, SecretBox, verifySecret } from "./platform/crypto.js";
 import { randomToken } from "./platform/ids.js";
+import { createObservability } from "./observability/index.js";
 import { createLogger, type Logger } from "./platform/logger.js";
 import type { Db } from "./storage/database.js";
 import { openStorage, type Storage } from "./storage/open.js";
@@ -41,6 +42,14 @@ async function main(): Promise<void> {
 async function serve(config: Config, logger: Logger, storage: Storage, startedAt: number): Promise<void> {
   const admin = await adminTokenHash(storage.db, config.adminToken);
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+  const observability = createObservability({
+    db: storage.db,
+    writerDb: storage.bookkeeping,
+    clock: systemClock,
+    logger,
+    retentionDays: config.requestLogRetentionDays,
+    pools: storage.pools,
+  });
   const webhooks = createWebhooks({
     db: storage.db,
     bookkeepingDb: storage.bookkeeping,
@@ -49,6 +58,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     box: new SecretBox(storage.secrets),
     timeoutMs: config.webhookTimeoutMs,
     retentionDays: config.webhookLogRetentionDays,
+    observeDelivery: observability.observeDelivery,
   });
   const app = await buildApp({
     db: storage.db,
@@ -59,6 +69,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     adminTokenHash: admin.hash,
     publicUrl: () => publicUrl,
     webhooks,
+    observability,
   });
 
   let closing = false;

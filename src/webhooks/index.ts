@@ -7,7 +7,7 @@ import { WebhookDispatcher } from "./dispatcher.js";
 import { EventLog } from "./event-log.js";
 import { OutboxEventSink } from "./outbox-sink.js";
 import { WebhookResender } from "./resend.js";
-import { HttpWebhookSender, type WebhookSender } from "./sender.js";
+import { type DeliveryResult, HttpWebhookSender, observedSender, type WebhookSender } from "./sender.js";
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 export const DEFAULT_LOG_RETENTION_DAYS = 30;
@@ -31,6 +31,8 @@ export interface WebhooksOptions {
   readonly chain?: number;
   readonly pollIntervalMs?: number;
   readonly claimIntervalMs?: number;
+  /** Told of every delivery attempt's outcome (metrics); never of its secret. */
+  readonly observeDelivery?: (result: DeliveryResult) => void;
 }
 
 /** The webhooks module, assembled: the outbox sink, the dispatcher (not started), the event log and resend. */
@@ -43,7 +45,7 @@ export interface Webhooks {
 
 export function createWebhooks(o: WebhooksOptions): Webhooks {
   const timeoutMs = o.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-  const sender = o.sender ?? new HttpWebhookSender({ timeoutMs });
+  const sender = observedSender(o.sender ?? new HttpWebhookSender({ timeoutMs }), o.observeDelivery);
   const openSecret = (sealed: string) => o.box.open(sealed);
   const eventLog = new EventLog(o.db);
   const dispatcher = new WebhookDispatcher({

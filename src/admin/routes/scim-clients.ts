@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ScimClient, ScimClientChanges, ScimClientService } from "../../directory/scim-clients/service.js";
 import { randomToken } from "../../platform/ids.js";
+import type { RequestLogMode } from "../../storage/schema.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
 import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
 import { type MaskSpec, resolveUpdateMask } from "../update-mask.js";
@@ -29,6 +30,7 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "webhook.url",
     "webhook.secret",
     "log_webhook_events",
+    "request_log",
   ],
   immutable: ["client_id", "organization_id", "scim_base_url", "create_time", "update_time"],
 };
@@ -38,6 +40,8 @@ export interface ScimClientRouteDeps {
   readonly publicUrl: () => string;
   /** Validates a data mapping (expression or URL) before it is stored; throws INVALID_ARGUMENT. */
   readonly validateMapping: (mapping: string) => Promise<void>;
+  /** The connection's health fields (last request, counts of the last 24 h) for the single-client read. */
+  readonly health?: (clientId: string) => Promise<JsonObject>;
 }
 
 export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClientRouteDeps): void {
@@ -67,6 +71,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       product: optionalString(body, "product", 256) ?? "",
       webhook: parseWebhook(optionalObject(body, "webhook")),
       logWebhookEvents: optionalBoolean(body, "log_webhook_events") ?? false,
+      requestLog: parseRequestLogMode(body.request_log) ?? "errors",
     });
     if (!result.ok) {
       if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
@@ -93,7 +98,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
   scope.get<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
     const client = await scimClients.get(req.params.clientId);
     if (client === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
-    return json(client);
+    return json(client, deps.health === undefined ? {} : await deps.health(client.clientId));
   });
 
   scope.patch<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
@@ -155,6 +160,9 @@ async function toChanges(
         changes.mapping = value === undefined ? null : str(value, path);
         if (changes.mapping !== null) await deps.validateMapping(changes.mapping);
         break;
+      case "request_log":
+        changes.requestLog = parseRequestLogMode(value) ?? "errors";
+        break;
       case "tenant":
         changes.tenant = str(value, path);
         break;
@@ -192,6 +200,17 @@ function parseWebhook(webhook: JsonObject | undefined): { url: string; secret: s
   return { url: validateHttpUrl(url, "webhook.url"), secret };
 }
 
+const REQUEST_LOG_MODES: readonly RequestLogMode[] = ["errors", "all", "off"];
+
+/** Absent: the default (`errors`); anything but the three modes is refused. */
+function parseRequestLogMode(value: unknown): RequestLogMode | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string" && (REQUEST_LOG_MODES as readonly string[]).includes(value)) {
+    return value as RequestLogMode;
+  }
+  throw invalidArgument(`request_log must be one of ${REQUEST_LOG_MODES.join(", ")}`);
+}
+
 /** Spec 5.2: configured without a Bearer prefix, since clients add one themselves. */
 function validateSharedSecret(secret: string): string {
   if (secret.trim() !== secret || secret === "")
@@ -212,6 +231,7 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     product: c.product,
     webhook: c.webhookUrl === null ? null : { url: c.webhookUrl, secret_set: c.webhookSecretSealed !== null },
     log_webhook_events: c.logWebhookEvents,
+    request_log: c.requestLog,
     create_time: c.createTime.toISOString(),
     update_time: c.updateTime.toISOString(),
     ...extra,
