@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Clock } from "../platform/clock.js";
-import { uuidv7 } from "../platform/ids.js";
+import { monotonicUuidv7 } from "./ids.js";
 import type { Logger } from "../platform/logger.js";
 import type { AuditRepo } from "./audit/repo.js";
 import type { Metrics } from "./metrics.js";
@@ -49,7 +49,7 @@ export function installAdminObservability(scope: FastifyInstance, deps: AdminObs
     const now = deps.clock.now();
     try {
       await deps.audit.insert({
-        id: uuidv7(now.getTime()),
+        id: monotonicUuidv7(now.getTime()),
         time: now,
         actor_id: actor.id,
         actor_name: actor.name,

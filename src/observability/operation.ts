@@ -53,7 +53,11 @@ export function adminOperation(method: string, routeUrl: string | undefined): st
   const key = `${method} ${routeUrl}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
-  const segments = routeUrl.replace(/^\/v2alpha1\/admin\/?/, "").split("/");
+  // A parameter's regex (`:keyId([^:/]+)`) may hold slashes and colons: drop it before splitting.
+  const segments = routeUrl
+    .replace(/^\/v2alpha1\/admin\/?/, "")
+    .replace(/\([^)]*\)/g, "")
+    .split("/");
   const names: string[] = [];
   let custom: string | undefined;
   for (const segment of segments) {

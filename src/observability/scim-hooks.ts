@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ScimClient } from "../directory/scim-clients/service.js";
-import { uuidv7 } from "../platform/ids.js";
+import { monotonicUuidv7 } from "./ids.js";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import type { Metrics } from "./metrics.js";
@@ -87,7 +87,7 @@ function record(req: FastifyRequest, reply: FastifyReply, client: ScimClient, de
   const request = loggedRequestBody(req.body);
   const response = loggedResponseBody(req.observedPayload);
   deps.writer.enqueue({
-    id: uuidv7(time),
+    id: monotonicUuidv7(time),
     client_id: client.clientId,
     organization_id: client.organizationId,
     time: new Date(time),
