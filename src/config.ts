@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import type { LevelWithSilent } from "pino";
+import type { LogFormat } from "./platform/logger.js";
 
 /** The typed configuration of one Roster process, parsed once from ROSTER_* variables (DESIGN.md). */
 export interface Config {
@@ -22,7 +23,7 @@ export interface Config {
   readonly logFormat: LogFormat;
 }
 
-export type LogFormat = "auto" | "pretty" | "json";
+export type { LogFormat };
 
 export type DatabaseTarget =
   | { readonly kind: "embedded"; readonly persistent: true }

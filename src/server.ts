@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   logger.info({ config: describeConfig(config) }, "starting Roster");
 
   const storage = await openStorage(config, logger);
