@@ -16,9 +16,11 @@ import { OrganizationService } from "./directory/organizations/service.js";
 import {
   createObservability,
   installAdminObservability,
+  installRequestTracing,
   type Observability,
   registerMetricsAndWriter,
   registerObservabilityRoutes,
+  traceMappings,
 } from "./observability/index.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
 import type { Clock } from "./platform/clock.js";
@@ -73,11 +75,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       clock: deps.clock,
       logger: deps.logger,
       box,
-      observeDelivery: observability.observeDelivery,
+      wrapSender: observability.wrapSender,
     });
   const eventSink = deps.eventSink ?? webhooks.sink;
   const cursors = new CursorCodec(deps.secrets, deps.clock);
   const mapper = new DataMapper(deps.clock);
+  if (observability.tracer !== undefined) {
+    installRequestTracing(app, observability.tracer);
+    traceMappings(mapper, observability.tracer);
+  }
   const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
 
   registerHealth(app, deps.db);

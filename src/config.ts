@@ -21,6 +21,8 @@ export interface Config {
   readonly requestLogRetentionDays: number;
   /** ROSTER_LOG_FORMAT: `pretty` lines, `json` lines, or `auto` (pretty on a terminal). */
   readonly logFormat: LogFormat;
+  /** Traces are exported when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT) and OTEL_SDK_DISABLED is not true; the SDK reads the other OTEL_* variables itself. */
+  readonly tracing: boolean;
 }
 
 export type { LogFormat };
@@ -127,6 +129,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhookLogRetentionDays: retention ?? 30,
     requestLogRetentionDays: requestLogRetention ?? 7,
     logFormat: logFormat as LogFormat,
+    tracing:
+      get("OTEL_SDK_DISABLED")?.toLowerCase() !== "true" &&
+      (get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ?? get("OTEL_EXPORTER_OTLP_ENDPOINT")) !== undefined,
   };
 }
 
@@ -159,6 +164,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     webhookLogRetentionDays: config.webhookLogRetentionDays,
     requestLogRetentionDays: config.requestLogRetentionDays,
     logFormat: config.logFormat,
+    tracing: config.tracing ? "OTLP/HTTP (OTEL_* variables)" : "off",
   };
 }
 

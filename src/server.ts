@@ -4,7 +4,7 @@ import { type Config, ConfigError, describeConfig, loadConfig } from "./config.j
 import { systemClock } from "./platform/clock.js";
 import { hashSecret, SecretBox, verifySecret } from "./platform/crypto.js";
 import { randomToken } from "./platform/ids.js";
-import { createObservability } from "./observability/index.js";
+import { createObservability, startTracing, type Tracing } from "./observability/index.js";
 import { createLogger, type Logger } from "./platform/logger.js";
 import type { Db } from "./storage/database.js";
 import { openStorage, type Storage } from "./storage/open.js";
@@ -29,9 +29,11 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, { format: config.logFormat });
   logger.info({ config: describeConfig(config) }, "starting Roster");
 
+  // Before any request or statement: spans need the provider registered.
+  const tracing = config.tracing ? startTracing() : undefined;
   const storage = await openStorage(config, logger);
   try {
-    await serve(config, logger, storage, startedAt);
+    await serve(config, logger, storage, startedAt, tracing);
   } catch (e) {
     // Never leave an embedded PostgreSQL behind when start-up fails half-way.
     await storage.close().catch(() => {});
@@ -39,7 +41,13 @@ async function main(): Promise<void> {
   }
 }
 
-async function serve(config: Config, logger: Logger, storage: Storage, startedAt: number): Promise<void> {
+async function serve(
+  config: Config,
+  logger: Logger,
+  storage: Storage,
+  startedAt: number,
+  tracing: Tracing | undefined,
+): Promise<void> {
   const admin = await adminTokenHash(storage.db, config.adminToken);
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
   const observability = createObservability({
@@ -49,6 +57,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     logger,
     retentionDays: config.requestLogRetentionDays,
     pools: storage.pools,
+    ...(tracing === undefined ? {} : { tracer: tracing.tracer }),
   });
   const webhooks = createWebhooks({
     db: storage.db,
@@ -58,7 +67,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     box: new SecretBox(storage.secrets),
     timeoutMs: config.webhookTimeoutMs,
     retentionDays: config.webhookLogRetentionDays,
-    observeDelivery: observability.observeDelivery,
+    wrapSender: observability.wrapSender,
   });
   const app = await buildApp({
     db: storage.db,
@@ -82,6 +91,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
       // Stop claiming webhook events; deliveries under way finish and are recorded.
       await webhooks.dispatcher.stop();
       await storage.close();
+      await tracing?.shutdown();
       logger.info("stopped");
       process.exit(0);
     } catch (e) {

@@ -3,15 +3,18 @@ import { sql } from "kysely";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
-import type { DeliveryResult } from "../webhooks/sender.js";
+import type { Tracer } from "@opentelemetry/api";
+import type { WebhookSender } from "../webhooks/sender.js";
 import { AuditRepo } from "./audit/repo.js";
 import { Metrics, type OutboxStats, type PoolStats } from "./metrics.js";
 import { type ConnectionHealth, RequestLogRepo, type RequestLogStore } from "./request-log/repo.js";
 import { RequestLogWriter } from "./request-log/writer.js";
+import { traceSender } from "./tracing.js";
 
 export { installAdminObservability } from "./admin-hooks.js";
 export { registerObservabilityRoutes } from "./routes.js";
 export { installScimObservability } from "./scim-hooks.js";
+export { installRequestTracing, startTracing, type Tracing, traceMappings } from "./tracing.js";
 
 /** Counted up to this many rows: a scrape stays cheap however large a backlog grows. */
 const BACKLOG_COUNT_LIMIT = 100_000;
@@ -24,6 +27,8 @@ export interface ObservabilityOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly retentionDays?: number;
+  /** Set when traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT): requests, mappings and deliveries get spans. */
+  readonly tracer?: Tracer;
   /** Connection pools to report on /metrics, by name. */
   readonly pools?: Readonly<Record<string, PoolStats>>;
   /** Tests: a tiny buffer, a stalled store. */
@@ -41,9 +46,11 @@ export interface Observability {
   readonly requestLog: RequestLogRepo;
   readonly writer: RequestLogWriter;
   readonly audit: AuditRepo;
+  readonly tracer: Tracer | undefined;
   /** The health fields of a connection's admin read. */
   health(clientId: string): Promise<Record<string, unknown>>;
-  observeDelivery(result: DeliveryResult): void;
+  /** The webhook sender, its attempts measured (and traced when tracing is on). */
+  wrapSender(sender: WebhookSender): WebhookSender;
 }
 
 export function createObservability(o: ObservabilityOptions): Observability {
@@ -75,9 +82,17 @@ export function createObservability(o: ObservabilityOptions): Observability {
         error_count_24h: h.errors,
       };
     },
-    observeDelivery(result) {
-      const outcome = result.success ? "success" : result.statusCode === null ? "error" : "failure";
-      metrics.webhookDelivery(outcome, result.durationMs / 1000);
+    tracer: o.tracer,
+    wrapSender(sender) {
+      const traced = o.tracer === undefined ? sender : traceSender(sender, o.tracer);
+      return {
+        async send(request) {
+          const result = await traced.send(request);
+          const outcome = result.success ? "success" : result.statusCode === null ? "error" : "failure";
+          metrics.webhookDelivery(outcome, result.durationMs / 1000);
+          return result;
+        },
+      };
     },
   };
 }

@@ -7,7 +7,7 @@ import { WebhookDispatcher } from "./dispatcher.js";
 import { EventLog } from "./event-log.js";
 import { OutboxEventSink } from "./outbox-sink.js";
 import { WebhookResender } from "./resend.js";
-import { type DeliveryResult, HttpWebhookSender, observedSender, type WebhookSender } from "./sender.js";
+import { HttpWebhookSender, type WebhookSender } from "./sender.js";
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 export const DEFAULT_LOG_RETENTION_DAYS = 30;
@@ -31,8 +31,8 @@ export interface WebhooksOptions {
   readonly chain?: number;
   readonly pollIntervalMs?: number;
   readonly claimIntervalMs?: number;
-  /** Told of every delivery attempt's outcome (metrics); never of its secret. */
-  readonly observeDelivery?: (result: DeliveryResult) => void;
+  /** Wraps the sender, e.g. to measure and trace each attempt (observability). */
+  readonly wrapSender?: (sender: WebhookSender) => WebhookSender;
 }
 
 /** The webhooks module, assembled: the outbox sink, the dispatcher (not started), the event log and resend. */
@@ -45,7 +45,8 @@ export interface Webhooks {
 
 export function createWebhooks(o: WebhooksOptions): Webhooks {
   const timeoutMs = o.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-  const sender = observedSender(o.sender ?? new HttpWebhookSender({ timeoutMs }), o.observeDelivery);
+  const plainSender = o.sender ?? new HttpWebhookSender({ timeoutMs });
+  const sender = o.wrapSender === undefined ? plainSender : o.wrapSender(plainSender);
   const openSecret = (sealed: string) => o.box.open(sealed);
   const eventLog = new EventLog(o.db);
   const dispatcher = new WebhookDispatcher({

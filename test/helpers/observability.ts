@@ -32,7 +32,7 @@ export async function createObservedApp(
     ...(options.retentionDays === undefined ? {} : { retentionDays: options.retentionDays }),
     ...(options.pools === undefined ? {} : { pools: options.pools }),
   });
-  const webhooks = testWebhooks(database.db, clock, { observeDelivery: obs.observeDelivery });
+  const webhooks = testWebhooks(database.db, clock, { wrapSender: obs.wrapSender });
   const t = await createTestApp({
     database,
     clock,

@@ -31,7 +31,7 @@ async function loggedApp(level: "trace" | "info", format: LogFormat) {
   const database = await createTestDatabase();
   const clock = new ManualClock(Date.now());
   const observability = createObservability({ db: database.db, clock, logger });
-  const webhooks = testWebhooks(database.db, clock, { logger, observeDelivery: observability.observeDelivery });
+  const webhooks = testWebhooks(database.db, clock, { logger, wrapSender: observability.wrapSender });
   const t = await createTestApp({ database, clock, extra: { logger, observability, webhooks } });
   return {
     t,
