@@ -6,6 +6,7 @@ import type { Logger } from "../platform/logger.js";
 import type { Metrics } from "./metrics.js";
 import { scimOperation } from "./operation.js";
 import { loggedRequestBody, loggedResponseBody, redactQuery } from "./redact.js";
+import type { NewRequestLogRow } from "./request-log/repo.js";
 import type { RequestLogWriter } from "./request-log/writer.js";
 
 declare module "fastify" {
@@ -82,28 +83,58 @@ function record(req: FastifyRequest, reply: FastifyReply, client: ScimClient, de
   deps.writer.count(client.clientId, status, time);
   const mode = client.requestLog;
   if (mode === "off" || (mode === "errors" && status < 400)) return;
-  const url = req.url;
-  const q = url.indexOf("?");
-  const request = loggedRequestBody(req.body);
-  const response = loggedResponseBody(req.observedPayload);
-  deps.writer.enqueue({
-    id: monotonicUuidv7(time),
-    client_id: client.clientId,
-    organization_id: client.organizationId,
-    time: new Date(time),
-    method: req.method,
-    path: q < 0 ? url : url.slice(0, q),
-    query: q < 0 ? "" : redactQuery(url.slice(q + 1)),
-    status,
-    scim_type: status >= 400 ? (scimTypeOf(req.observedPayload) ?? null) : null,
-    duration_ms: round(ms),
-    resource_id: resourceIdOf(req, reply),
+  deps.writer.enqueue(
+    requestLogEntry({
+      client,
+      time,
+      method: req.method,
+      url: req.url,
+      status,
+      ms,
+      resourceId: resourceIdOf(req, reply),
+      requestBody: req.body,
+      responsePayload: req.observedPayload,
+      userAgent: req.headers["user-agent"],
+    }),
+  );
+}
+
+export interface ObservedRequest {
+  readonly client: Pick<ScimClient, "clientId" | "organizationId">;
+  readonly time: number;
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  readonly ms: number;
+  readonly resourceId: string | null;
+  readonly requestBody: unknown;
+  readonly responsePayload: unknown;
+  readonly userAgent: string | undefined;
+}
+
+/** One request log row: the path without its query, secrets redacted, bodies cut at 64 KiB. */
+export function requestLogEntry(r: ObservedRequest): NewRequestLogRow {
+  const q = r.url.indexOf("?");
+  const request = loggedRequestBody(r.requestBody);
+  const response = loggedResponseBody(r.responsePayload);
+  return {
+    id: monotonicUuidv7(r.time),
+    client_id: r.client.clientId,
+    organization_id: r.client.organizationId,
+    time: new Date(r.time),
+    method: r.method,
+    path: q < 0 ? r.url : r.url.slice(0, q),
+    query: q < 0 ? "" : redactQuery(r.url.slice(q + 1)),
+    status: r.status,
+    scim_type: r.status >= 400 ? (scimTypeOf(r.responsePayload) ?? null) : null,
+    duration_ms: round(r.ms),
+    resource_id: r.resourceId,
     request_body: request.text,
     request_truncated: request.truncated,
     response_body: response.text,
     response_truncated: response.truncated,
-    user_agent: req.headers["user-agent"] ?? null,
-  });
+    user_agent: r.userAgent ?? null,
+  };
 }
 
 /** The id in the path, or the one a create answered with (its Location). */

@@ -39,10 +39,15 @@ export class RequestLogRepo implements RequestLogStore {
     this.#db = db;
   }
 
-  /** One multi-row INSERT per batch. */
+  /**
+   * One INSERT per batch, its rows sent as a single JSON parameter: serialising one array is several times cheaper
+   * for Roster than binding 16 parameters a row, and PostgreSQL's JSON parse costs less than as many binds.
+   */
   async insert(rows: readonly NewRequestLogRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.#db.insertInto("scim_request_log").values(rows.slice()).execute();
+    await sql`
+      insert into scim_request_log
+      select * from json_populate_recordset(null::scim_request_log, ${JSON.stringify(rows)}::json)`.execute(this.#db);
   }
 
   async addCounts(deltas: readonly CountDelta[]): Promise<void> {
