@@ -91,7 +91,8 @@ async function serve(
       // Stop claiming webhook events; deliveries under way finish and are recorded.
       await webhooks.dispatcher.stop();
       await storage.close();
-      await tracing?.shutdown();
+      const traceError = await tracing?.shutdown();
+      if (traceError !== undefined) logger.warn({ err: traceError }, "the last traces could not be exported");
       logger.info("stopped");
       process.exit(0);
     } catch (e) {

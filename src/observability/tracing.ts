@@ -9,12 +9,17 @@ import type { WebhookSender } from "../webhooks/sender.js";
 import { adminOperation, scimOperation } from "./operation.js";
 
 const TRACER_NAME = "roster";
+const SHUTDOWN_WAIT_MS = 3_000;
 
 export interface Tracing {
   readonly tracer: Tracer;
-  /** Exports every ended span now (tests; shutdown). */
+  /** Exports every ended span now (tests). */
   flush(): Promise<void>;
-  shutdown(): Promise<void>;
+  /**
+   * Exports what is left and stops. Never throws and takes at most SHUTDOWN_WAIT_MS: an unreachable collector
+   * must not turn a clean shutdown into a failed one. Resolves to the export error, if any.
+   */
+  shutdown(): Promise<unknown>;
 }
 
 /**
@@ -40,7 +45,23 @@ export function startTracing(): Tracing {
   return {
     tracer: provider.getTracer(TRACER_NAME),
     flush: () => provider.forceFlush(),
-    shutdown: () => provider.shutdown(),
+    async shutdown() {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<unknown>((resolve) => {
+        timer = setTimeout(
+          () => resolve(new Error(`trace export still pending after ${SHUTDOWN_WAIT_MS} ms`)),
+          SHUTDOWN_WAIT_MS,
+        );
+        timer.unref();
+      });
+      const done = provider.shutdown().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const result = await Promise.race([done, timeout]);
+      clearTimeout(timer);
+      return result;
+    },
   };
 }
 
