@@ -12,7 +12,7 @@ import type { OpContext } from "./lib/ops.js";
 import { startDatabase, vacuumAnalyzeDatabase } from "./lib/postgres.js";
 import { startReceiver } from "./lib/receiver.js";
 import { type BenchReport, betterCeiling, ratiosTo, withRatio, writeReport } from "./lib/report.js";
-import { createOrganization, createScimClient } from "./lib/scim.js";
+import { createOrganization, createScimClient, setRequestLog } from "./lib/scim.js";
 import { type SeedResult, seedGroups, seedUsers } from "./lib/seed.js";
 import { runOperations, summaryLine } from "./lib/run-ops.js";
 import { formatTable } from "./lib/table.js";
@@ -84,6 +84,10 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
   const users = await seedUsers(pool, plain, config.users, config.seedConcurrency);
   const groups = await seedGroups(pool, plain, config.groups, config.seedConcurrency);
   log(`seeded ${seedLine("users", users)}; ${seedLine("groups", groups)}`);
+  if (config.requestLog !== "errors") {
+    await setRequestLog(pool, admin, plain.clientId, config.requestLog);
+    log(`request log of the measured client: ${config.requestLog}`);
+  }
   const vacuumMs = await vacuumAnalyzeDatabase(database.url);
   log(`VACUUM ANALYZE after seeding: ${Math.round(vacuumMs)} ms`);
 

@@ -1,5 +1,4 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type RouteOptions } from "fastify";
-import { collectDefaultMetrics, Registry } from "prom-client";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
 import { registerIdentityRoutes } from "./admin/routes/identities.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
@@ -16,6 +15,15 @@ import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
 import type { EventSink } from "./directory/events.js";
 import { validateMappingSource } from "./directory/mapping/validate.js";
 import { OrganizationService } from "./directory/organizations/service.js";
+import {
+  createObservability,
+  installAdminObservability,
+  installRequestTracing,
+  type Observability,
+  registerMetricsAndWriter,
+  registerObservabilityRoutes,
+  traceMappings,
+} from "./observability/index.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
 import type { Clock } from "./platform/clock.js";
 import { SecretBox } from "./platform/crypto.js";
@@ -45,6 +53,8 @@ export interface AppDeps {
   readonly webhooks?: Webhooks;
   /** Told of every route as it is registered (tests enumerate the admin routes with it). */
   readonly onRoute?: (route: RouteOptions) => void;
+  /** Metrics, the SCIM request log and the audit trail; default: one built from db, clock and logger. */
+  readonly observability?: Observability;
 }
 
 /** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
@@ -61,13 +71,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(deps.db, deps.clock);
   const scimClients = new ScimClientService(deps.db, deps.clock, box);
-  const webhooks = deps.webhooks ?? createWebhooks({ db: deps.db, clock: deps.clock, logger: deps.logger, box });
+  const observability =
+    deps.observability ?? createObservability({ db: deps.db, clock: deps.clock, logger: deps.logger });
+  const webhooks =
+    deps.webhooks ??
+    createWebhooks({
+      db: deps.db,
+      clock: deps.clock,
+      logger: deps.logger,
+      box,
+      wrapSender: observability.wrapSender,
+    });
   const eventSink = deps.eventSink ?? webhooks.sink;
   const cursors = new CursorCodec(deps.secrets, deps.clock);
   const mapper = new DataMapper(deps.clock);
+  if (observability.tracer !== undefined) {
+    installRequestTracing(app, observability.tracer);
+    traceMappings(mapper, observability.tracer);
+  }
   const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
 
   registerHealth(app, deps.db);
+  registerMetricsAndWriter(app, observability);
   registerPortal(app);
   // A SCIM write answers after its transaction committed: wake the local dispatcher (other instances poll).
   // Routing is case-insensitive, so `/SCIM/…/V2/Users` is a SCIM write too.
@@ -79,17 +104,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (scope) => {
       const adminTokens = new AdminTokenService(deps.db, deps.clock);
       installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, adminTokens);
+      installAdminObservability(scope, { ...observability, logger: deps.logger, clock: deps.clock });
       registerAdminTokenRoutes(scope, { tokens: adminTokens, clock: deps.clock });
       registerOrganizationRoutes(scope, organizations, (orgId) => scimClients.cached.forgetOrganization(orgId));
       registerScimClientRoutes(scope, {
         scimClients,
         publicUrl: deps.publicUrl,
         validateMapping: validateMappingSource,
+        health: observability.health,
       });
-      registerApiKeyRoutes(scope, { apiKeys: new ApiKeyService(deps.db, deps.clock), clock: deps.clock });
+      registerApiKeyRoutes(scope, {
+        apiKeys: new ApiKeyService(deps.db, deps.clock),
+        clock: deps.clock,
+        onRateLimited: () => observability.metrics.apiKeyRateLimited(),
+      });
       registerIdentityRoutes(scope, identities);
       registerTestMappingRoute(scope, { scimClients, mapper, validateMapping: validateMappingSource });
       registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
+      registerObservabilityRoutes(scope, {
+        ...observability,
+        clientExists: async (clientId) => (await scimClients.get(clientId)) !== undefined,
+      });
     },
     { prefix: ADMIN_PREFIX },
   );
@@ -103,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cursors,
     identities,
     groups: new GroupService(deps.db, deps.clock, eventSink),
+    observability,
   });
   return app;
 }
@@ -110,8 +146,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 const isScimPath = (url: string): boolean => url.slice(0, 6).toLowerCase() === "/scim/";
 
 function registerHealth(app: FastifyInstance, db: Db): void {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   app.get("/health/alive", async () => ({ status: "ok" }));
   app.get("/health/ready", async (_req, reply) => {
     try {
@@ -121,9 +155,5 @@ function registerHealth(app: FastifyInstance, db: Db): void {
     } catch {
       return reply.code(503).send({ status: "database unreachable" });
     }
-  });
-  app.get("/metrics", async (_req, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
   });
 }

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import type { LevelWithSilent } from "pino";
+import type { LogFormat } from "./platform/logger.js";
 
 /** The typed configuration of one Roster process, parsed once from ROSTER_* variables (DESIGN.md). */
 export interface Config {
@@ -16,7 +17,15 @@ export interface Config {
   readonly logLevel: LevelWithSilent;
   readonly webhookTimeoutMs: number;
   readonly webhookLogRetentionDays: number;
+  /** ROSTER_REQUEST_LOG_RETENTION_DAYS: how long SCIM request log entries are kept. */
+  readonly requestLogRetentionDays: number;
+  /** ROSTER_LOG_FORMAT: `pretty` lines, `json` lines, or `auto` (pretty on a terminal). */
+  readonly logFormat: LogFormat;
+  /** Traces are exported when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT) and OTEL_SDK_DISABLED is not true; the SDK reads the other OTEL_* variables itself. */
+  readonly tracing: boolean;
 }
+
+export type { LogFormat };
 
 export type DatabaseTarget =
   | { readonly kind: "embedded"; readonly persistent: true }
@@ -99,6 +108,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push("ROSTER_WEBHOOK_LOG_RETENTION_DAYS: must be a positive integer");
   }
 
+  const requestLogRetention = parseInteger(get("ROSTER_REQUEST_LOG_RETENTION_DAYS") ?? "7");
+  if (requestLogRetention === undefined || requestLogRetention < 1) {
+    problems.push("ROSTER_REQUEST_LOG_RETENTION_DAYS: must be a positive integer");
+  }
+  const logFormat = get("ROSTER_LOG_FORMAT") ?? "auto";
+  if (!["auto", "pretty", "json"].includes(logFormat)) problems.push("ROSTER_LOG_FORMAT: must be auto, pretty or json");
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host,
@@ -111,6 +127,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: logLevel as LevelWithSilent,
     webhookTimeoutMs: webhookTimeoutMs ?? 10_000,
     webhookLogRetentionDays: retention ?? 30,
+    requestLogRetentionDays: requestLogRetention ?? 7,
+    logFormat: logFormat as LogFormat,
+    tracing:
+      get("OTEL_SDK_DISABLED")?.toLowerCase() !== "true" &&
+      (get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ?? get("OTEL_EXPORTER_OTLP_ENDPOINT")) !== undefined,
   };
 }
 
@@ -141,6 +162,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logLevel: config.logLevel,
     webhookTimeoutMs: config.webhookTimeoutMs,
     webhookLogRetentionDays: config.webhookLogRetentionDays,
+    requestLogRetentionDays: config.requestLogRetentionDays,
+    logFormat: config.logFormat,
+    tracing: config.tracing ? "OTLP/HTTP (OTEL_* variables)" : "off",
   };
 }
 

@@ -4,6 +4,7 @@ import { type Config, ConfigError, describeConfig, loadConfig } from "./config.j
 import { systemClock } from "./platform/clock.js";
 import { hashSecret, SecretBox, verifySecret } from "./platform/crypto.js";
 import { randomToken } from "./platform/ids.js";
+import { createObservability, startTracing, type Tracing } from "./observability/index.js";
 import { createLogger, type Logger } from "./platform/logger.js";
 import type { Db } from "./storage/database.js";
 import { openStorage, type Storage } from "./storage/open.js";
@@ -26,12 +27,14 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   logger.info({ config: describeConfig(config) }, "starting Roster");
 
+  // Before any request or statement: spans need the provider registered.
+  const tracing = config.tracing ? startTracing() : undefined;
   const storage = await openStorage(config, logger);
   try {
-    await serve(config, logger, storage, startedAt);
+    await serve(config, logger, storage, startedAt, tracing);
   } catch (e) {
     // Never leave an embedded PostgreSQL behind when start-up fails half-way.
     await storage.close().catch(() => {});
@@ -39,9 +42,24 @@ async function main(): Promise<void> {
   }
 }
 
-async function serve(config: Config, logger: Logger, storage: Storage, startedAt: number): Promise<void> {
+async function serve(
+  config: Config,
+  logger: Logger,
+  storage: Storage,
+  startedAt: number,
+  tracing: Tracing | undefined,
+): Promise<void> {
   const admin = await adminTokenHash(storage.db, config.adminToken);
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+  const observability = createObservability({
+    db: storage.db,
+    writerDb: storage.bookkeeping,
+    clock: systemClock,
+    logger,
+    retentionDays: config.requestLogRetentionDays,
+    pools: storage.pools,
+    ...(tracing === undefined ? {} : { tracer: tracing.tracer }),
+  });
   const webhooks = createWebhooks({
     db: storage.db,
     bookkeepingDb: storage.bookkeeping,
@@ -50,6 +68,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     box: new SecretBox(storage.secrets),
     timeoutMs: config.webhookTimeoutMs,
     retentionDays: config.webhookLogRetentionDays,
+    wrapSender: observability.wrapSender,
   });
   const app = await buildApp({
     db: storage.db,
@@ -60,6 +79,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     adminTokenHash: admin.hash,
     publicUrl: () => publicUrl,
     webhooks,
+    observability,
   });
 
   let closing = false;
@@ -72,6 +92,8 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
       // Stop claiming webhook events; deliveries under way finish and are recorded.
       await webhooks.dispatcher.stop();
       await storage.close();
+      const traceError = await tracing?.shutdown();
+      if (traceError !== undefined) logger.warn({ err: traceError }, "the last traces could not be exported");
       logger.info("stopped");
       process.exit(0);
     } catch (e) {

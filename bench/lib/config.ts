@@ -30,6 +30,8 @@ export interface BenchConfig {
   /** Requests in flight while seeding (env SEED_CONCURRENCY). */
   readonly seedConcurrency: number;
   readonly ops: readonly OpName[];
+  /** The measured client's SCIM request log mode (env REQUEST_LOG), set after seeding. */
+  readonly requestLog: "errors" | "all" | "off";
   /** An existing PostgreSQL server; undefined = an embedded cluster in a temporary directory. */
   readonly databaseUrl: string | undefined;
 }
@@ -64,6 +66,10 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv): BenchConfig {
   if (databaseUrl !== undefined && databaseUrl !== "" && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push("ROSTER_DATABASE_URL: must be a postgres:// URL (unset = an embedded cluster)");
   }
+  const requestLog = env.REQUEST_LOG === undefined || env.REQUEST_LOG === "" ? "errors" : env.REQUEST_LOG;
+  if (requestLog !== "errors" && requestLog !== "all" && requestLog !== "off") {
+    problems.push(`REQUEST_LOG: "${requestLog}" must be errors, all or off`);
+  }
   const config: BenchConfig = {
     users: int("N", 10_000, 1, 1_000_000),
     groups: int("M", 100, 1, 100_000),
@@ -72,6 +78,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv): BenchConfig {
     connections: int("CONNECTIONS", 16, 1, 1024),
     seedConcurrency: int("SEED_CONCURRENCY", 32, 1, 1024),
     ops,
+    requestLog: requestLog === "all" || requestLog === "off" ? requestLog : "errors",
     databaseUrl: databaseUrl === undefined || databaseUrl === "" ? undefined : databaseUrl,
   };
   if (problems.length > 0) throw new BenchConfigError(problems.join("\n"));

@@ -51,6 +51,16 @@ export async function createScimClient(
   };
 }
 
+/** Switches a client's SCIM request log (`errors` is the default of a new client). */
+export async function setRequestLog(pool: Dispatcher, admin: Endpoint, clientId: string, mode: string): Promise<void> {
+  const reply = await send(pool, admin, {
+    method: "PATCH",
+    path: `/v2alpha1/admin/scimClients/${encodeURIComponent(clientId)}?update_mask=request_log`,
+    body: JSON.stringify({ request_log: mode }),
+  });
+  if (reply.status !== 200) throw new Error(`setting request_log failed: ${describeReply(reply)}`);
+}
+
 /** The n-th seeded user's userName; also its primary email (identifiers are unique service-wide). */
 export const seededUserName = (n: number): string => `user${n}@bench.example`;
 

@@ -15,6 +15,8 @@ import { parseIssuedKeyUpdate } from "./update.js";
 export interface ApiKeyRouteDeps {
   readonly apiKeys: ApiKeyService;
   readonly clock: Clock;
+  /** Told of each verification refused by a rate limit (a metric). */
+  readonly onRateLimited?: () => void;
 }
 
 type KeyParams = { Params: { keyId: string } };
@@ -100,7 +102,9 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
   scope.post("/apiKeys::verify", { config: { viewerAllowed: true } }, async (req) => {
     const key = requireObject(req.body).key;
     if (typeof key !== "string" || key === "") throw invalidArgument("key must be a non-empty string");
-    return verifyJson(await apiKeys.verify(key));
+    const result = await apiKeys.verify(key);
+    if (!result.valid && result.reason === "RATE_LIMITED") deps.onRateLimited?.();
+    return verifyJson(result);
   });
 
   async function listKeys(kind: ApiKeyKind, query: Record<string, unknown>) {

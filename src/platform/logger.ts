@@ -1,4 +1,5 @@
-import { pino, type Logger, type LevelWithSilent } from "pino";
+import { type DestinationStream, type LevelWithSilent, type Logger, pino } from "pino";
+import pretty from "pino-pretty";
 
 export type { Logger };
 
@@ -6,13 +7,40 @@ export type { Logger };
 export const REDACT_PATHS = [
   "req.headers.authorization",
   "headers.authorization",
+  "*.authorization",
   "*.password",
   "*.secret",
   "*.raw_key",
   "*.webhook_secret",
+  "*.token",
+  "*.key",
   "password",
   "secret",
+  "token",
+  "key",
 ];
 
-export const createLogger = (level: LevelWithSilent): Logger =>
-  pino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" } });
+/** `pretty`: readable lines; `json`: one JSON object a line; `auto`: pretty on a terminal, JSON otherwise. */
+export type LogFormat = "auto" | "pretty" | "json";
+
+export interface LoggerOptions {
+  readonly format?: LogFormat;
+  /** Default: standard output. */
+  readonly destination?: DestinationStream;
+}
+
+export function createLogger(level: LevelWithSilent, options: LoggerOptions = {}): Logger {
+  const settings = { level, redact: { paths: REDACT_PATHS, censor: "[redacted]" } };
+  const format = options.format ?? "json";
+  const usePretty = format === "pretty" || (format === "auto" && process.stdout.isTTY === true);
+  if (!usePretty) return options.destination === undefined ? pino(settings) : pino(settings, options.destination);
+  // In-process (no worker thread): a terminal is for a person watching, not for throughput.
+  const stream = pretty({
+    colorize: options.destination === undefined && process.stdout.isTTY === true,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "pid,hostname",
+    singleLine: true,
+    ...(options.destination === undefined ? {} : { destination: options.destination }),
+  });
+  return pino(settings, stream);
+}

@@ -3,6 +3,7 @@ import type { GroupService } from "../directory/groups/service.js";
 import type { IdentityService } from "../directory/identities/service.js";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
+import { installScimObservability, type Observability } from "../observability/index.js";
 import type { Db } from "../storage/database.js";
 import type { CursorCodec } from "./query/cursor.js";
 import { registerDiscoveryRoutes } from "./discovery.js";
@@ -22,6 +23,8 @@ export interface ScimDeps {
   /** The domain services: built once in app.ts and shared with the admin API (one mapping cache). */
   readonly identities: IdentityService;
   readonly groups: GroupService;
+  /** Metrics, log lines and the request log of every SCIM request. */
+  readonly observability: Observability;
 }
 
 /** The SCIM 2.0 protocol adapter: one encapsulated scope per the base URL `/scim/{client_id}/v2`. */
@@ -29,6 +32,7 @@ export async function registerScim(app: FastifyInstance, deps: ScimDeps): Promis
   await app.register(
     async (scope) => {
       installScimPlumbing(scope, deps.clients, deps.logger);
+      installScimObservability(scope, { ...deps.observability, ...deps });
       const baseUrlOf = (clientId: string) => `${deps.publicUrl()}/scim/${encodeURIComponent(clientId)}/v2`;
       registerDiscoveryRoutes(scope, baseUrlOf);
       registerUserRoutes(scope, deps);

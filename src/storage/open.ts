@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type pg from "pg";
 import type { Config } from "../config.js";
 import type { Logger } from "../platform/logger.js";
 import { type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
@@ -20,6 +21,8 @@ export interface Storage extends OpenDatabase {
   readonly reads: Db;
   readonly secrets: readonly Buffer[];
   readonly engine: "embedded" | "server";
+  /** Every pool by name, for their connection counts on /metrics. */
+  readonly pools: Readonly<Record<string, pg.Pool>>;
 }
 
 /** Opens PostgreSQL — the embedded cluster or an existing server, same code and SQL — and migrates it. */
@@ -46,6 +49,7 @@ export async function openStorage(config: Config, logger: Logger): Promise<Stora
       reads: reads.db,
       secrets,
       engine: cluster === undefined ? "server" : "embedded",
+      pools: { main: opened.pool, reads: reads.pool, bookkeeping: bookkeeping.pool },
       async close() {
         await reads.close();
         await bookkeeping.close();

@@ -17,6 +17,9 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   resource_counts: ResourceCountsTable;
   admin_tokens: AdminTokensTable;
+  scim_request_log: ScimRequestLogTable;
+  scim_request_counts: ScimRequestCountsTable;
+  admin_audit_log: AdminAuditLogTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -42,6 +45,7 @@ export interface ScimClientsTable {
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
   log_webhook_events: Generated<boolean>;
+  request_log: Generated<RequestLogMode>;
   create_time: ColumnType<Date, Date | string | undefined, never>;
   update_time: Timestamp;
   secret_rotate_time: Date | null;
@@ -194,4 +198,45 @@ export interface AdminTokensTable {
   revoke_time: Date | null;
   last_used_time: Date | null;
   create_time: Timestamp;
+}
+
+/** Which SCIM requests of a connection the request log keeps. */
+export type RequestLogMode = "errors" | "all" | "off";
+
+export interface ScimRequestLogTable {
+  id: string;
+  client_id: string;
+  organization_id: string;
+  time: Timestamp;
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  scim_type: string | null;
+  duration_ms: number;
+  resource_id: string | null;
+  request_body: string | null;
+  request_truncated: boolean;
+  response_body: string | null;
+  response_truncated: boolean;
+  user_agent: string | null;
+}
+
+export interface ScimRequestCountsTable {
+  client_id: string;
+  hour: Timestamp;
+  requests: number;
+  errors: number;
+  last_request_time: Timestamp;
+}
+
+export interface AdminAuditLogTable {
+  id: string;
+  time: Timestamp;
+  actor_id: string;
+  actor_name: string;
+  action: string;
+  target: string;
+  changed_fields: string[];
+  status: number;
 }

@@ -31,6 +31,8 @@ export interface WebhooksOptions {
   readonly chain?: number;
   readonly pollIntervalMs?: number;
   readonly claimIntervalMs?: number;
+  /** Wraps the sender, e.g. to measure and trace each attempt (observability). */
+  readonly wrapSender?: (sender: WebhookSender) => WebhookSender;
 }
 
 /** The webhooks module, assembled: the outbox sink, the dispatcher (not started), the event log and resend. */
@@ -43,7 +45,8 @@ export interface Webhooks {
 
 export function createWebhooks(o: WebhooksOptions): Webhooks {
   const timeoutMs = o.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-  const sender = o.sender ?? new HttpWebhookSender({ timeoutMs });
+  const plainSender = o.sender ?? new HttpWebhookSender({ timeoutMs });
+  const sender = o.wrapSender === undefined ? plainSender : o.wrapSender(plainSender);
   const openSecret = (sealed: string) => o.box.open(sealed);
   const eventLog = new EventLog(o.db);
   const dispatcher = new WebhookDispatcher({

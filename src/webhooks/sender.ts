@@ -26,6 +26,21 @@ export interface WebhookSender {
   send(request: DeliveryRequest): Promise<DeliveryResult>;
 }
 
+/** A sender that also tells `observe` of each outcome; the sender itself when nobody listens. */
+export function observedSender(
+  sender: WebhookSender,
+  observe: ((result: DeliveryResult) => void) | undefined,
+): WebhookSender {
+  if (observe === undefined) return sender;
+  return {
+    async send(request) {
+      const result = await sender.send(request);
+      observe(result);
+      return result;
+    },
+  };
+}
+
 export interface HttpSenderOptions {
   /** ROSTER_WEBHOOK_TIMEOUT_MS: the whole exchange, connect to last byte. */
   readonly timeoutMs: number;

@@ -7,6 +7,7 @@ import {
   type ScimClientService,
 } from "../../directory/scim-clients/service.js";
 import { randomToken } from "../../platform/ids.js";
+import type { RequestLogMode } from "../../storage/schema.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
 import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
 import { type MaskSpec, resolveUpdateMask } from "../update-mask.js";
@@ -35,6 +36,7 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "webhook.url",
     "webhook.secret",
     "log_webhook_events",
+    "request_log",
   ],
   immutable: [
     "client_id",
@@ -56,6 +58,8 @@ export interface ScimClientRouteDeps {
   readonly publicUrl: () => string;
   /** Validates a data mapping (expression or URL) before it is stored; throws INVALID_ARGUMENT. */
   readonly validateMapping: (mapping: string) => Promise<void>;
+  /** The connection's health fields (last request, counts of the last 24 h) for the single-client read. */
+  readonly health?: (clientId: string) => Promise<JsonObject>;
 }
 
 export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClientRouteDeps): void {
@@ -85,6 +89,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       product: optionalString(body, "product", 256) ?? "",
       webhook: parseWebhook(optionalObject(body, "webhook")),
       logWebhookEvents: optionalBoolean(body, "log_webhook_events") ?? false,
+      requestLog: parseRequestLogMode(body.request_log) ?? "errors",
     });
     if (!result.ok) {
       if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
@@ -111,7 +116,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
   scope.get<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
     const client = await scimClients.get(req.params.clientId);
     if (client === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
-    return json(client);
+    return json(client, deps.health === undefined ? {} : await deps.health(client.clientId));
   });
 
   scope.patch<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
@@ -189,6 +194,9 @@ async function toChanges(
         changes.mapping = value === undefined ? null : str(value, path);
         if (changes.mapping !== null) await deps.validateMapping(changes.mapping);
         break;
+      case "request_log":
+        changes.requestLog = parseRequestLogMode(value) ?? "errors";
+        break;
       case "tenant":
         changes.tenant = str(value, path);
         break;
@@ -233,6 +241,17 @@ function validateWebhookSecret(secret: string): string {
   return secret;
 }
 
+const REQUEST_LOG_MODES: readonly RequestLogMode[] = ["errors", "all", "off"];
+
+/** Absent: the default (`errors`); anything but the three modes is refused. */
+function parseRequestLogMode(value: unknown): RequestLogMode | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string" && (REQUEST_LOG_MODES as readonly string[]).includes(value)) {
+    return value as RequestLogMode;
+  }
+  throw invalidArgument(`request_log must be one of ${REQUEST_LOG_MODES.join(", ")}`);
+}
+
 /** Spec 5.2: configured without a Bearer prefix, since clients add one themselves. */
 function validateSharedSecret(secret: string): string {
   if (secret.trim() !== secret || secret === "")
@@ -256,6 +275,7 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     secret_rotate_time: c.secretRotateTime?.toISOString() ?? null,
     previous_secret_expire_time: c.previousSecretExpireTime?.toISOString() ?? null,
     previous_secret_last_used_time: c.previousSecretLastUsedTime?.toISOString() ?? null,
+    request_log: c.requestLog,
     create_time: c.createTime.toISOString(),
     update_time: c.updateTime.toISOString(),
     ...extra,

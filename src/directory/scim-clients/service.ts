@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import type { Db } from "../../storage/database.js";
-import type { ScimClientsTable } from "../../storage/schema.js";
+import type { RequestLogMode, ScimClientsTable } from "../../storage/schema.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
 import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.js";
 import type { Clock } from "../../platform/clock.js";
@@ -25,6 +25,8 @@ export interface ScimClient {
   /** Sealed with ROSTER_SECRETS; open it only to sign a delivery. */
   readonly webhookSecretSealed: string | null;
   readonly logWebhookEvents: boolean;
+  /** Which of its SCIM requests the request log keeps (docs/operations.md). */
+  readonly requestLog: RequestLogMode;
   readonly createTime: Date;
   readonly updateTime: Date;
   /** When the secret last changed (`:rotateSecret`, or a PATCH of `secret`); null if never since creation. */
@@ -47,6 +49,7 @@ export interface ScimClientInput {
   readonly product: string;
   readonly webhook: { readonly url: string; readonly secret: string | null } | null;
   readonly logWebhookEvents: boolean;
+  readonly requestLog?: RequestLogMode;
 }
 
 /** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
@@ -60,6 +63,7 @@ export interface ScimClientChanges {
   webhookUrl?: string | null;
   webhookSecret?: string | null;
   logWebhookEvents?: boolean;
+  requestLog?: RequestLogMode;
 }
 
 export type CreateResult =
@@ -113,6 +117,7 @@ export class ScimClientService {
           webhook_secret_sealed:
             input.webhook?.secret === null || input.webhook === null ? null : this.#box.seal(input.webhook.secret),
           log_webhook_events: input.logWebhookEvents,
+          request_log: input.requestLog ?? "errors",
           create_time: now,
           update_time: now,
         })
@@ -163,6 +168,7 @@ export class ScimClientService {
       set.webhook_secret_sealed = changes.webhookSecret === null ? null : this.#box.seal(changes.webhookSecret);
     }
     if (changes.logWebhookEvents !== undefined) set.log_webhook_events = changes.logWebhookEvents;
+    if (changes.requestLog !== undefined) set.request_log = changes.requestLog;
     this.#cache.forget(clientId);
     const row = await this.#db
       .updateTable("scim_clients")
@@ -241,6 +247,7 @@ export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => (
   webhookUrl: row.webhook_url,
   webhookSecretSealed: row.webhook_secret_sealed,
   logWebhookEvents: row.log_webhook_events,
+  requestLog: row.request_log,
   createTime: row.create_time,
   updateTime: row.update_time,
   secretRotateTime: row.secret_rotate_time,

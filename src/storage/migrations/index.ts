@@ -5,6 +5,7 @@ import * as identityVersion from "./0006-identity-version.js";
 import * as listReads from "./0007-list-reads.js";
 import * as webhooks from "./0004-webhooks.js";
 import * as deprovisioning from "./0009-deprovisioning.js";
+import * as observability from "./0011-observability.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0006-identity-version": identityVersion,
   "0007-list-reads": listReads,
   "0009-deprovisioning": deprovisioning,
+  "0011-observability": observability,
 };

@@ -1,0 +1,193 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** Seconds; from a cached GET (~1 ms) to a slow write under load. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const DELIVERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** A pool's connection counts, as pg.Pool exposes them. */
+export interface PoolStats {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
+export interface OutboxStats {
+  readonly backlog: number;
+  readonly oldestAgeSeconds: number;
+}
+
+export type StatusClass = "2xx" | "3xx" | "4xx" | "5xx";
+
+export const statusClass = (status: number): StatusClass =>
+  status >= 500 ? "5xx" : status >= 400 ? "4xx" : status >= 300 ? "3xx" : "2xx";
+
+interface RequestSeries {
+  readonly duration: { observe(seconds: number): void };
+  readonly byClass: Map<StatusClass, { inc(): void }>;
+}
+
+/**
+ * Every metric Roster exposes on /metrics (docs/operations.md has the table). Labels are bounded: an operation name
+ * (`users.create`), a status class, an outcome, a pool name — never a client id, a path or a resource id. Label
+ * children are kept per operation, so a request costs two map lookups and two increments.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #scim: Map<string, RequestSeries>;
+  readonly #admin: Map<string, RequestSeries>;
+  readonly #scimTotal: Counter<"operation" | "status_class">;
+  readonly #scimDuration: Histogram<"operation">;
+  readonly #adminTotal: Counter<"operation" | "status_class">;
+  readonly #adminDuration: Histogram<"operation">;
+  readonly #deliveries: Counter<"outcome">;
+  readonly #deliveryDuration: Histogram<"outcome">;
+  readonly #dropped: Counter;
+  readonly #rateLimited: Counter;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    this.#scimTotal = new Counter({
+      name: "roster_scim_requests_total",
+      help: "SCIM requests answered, by operation and status class",
+      labelNames: ["operation", "status_class"],
+      registers,
+    });
+    this.#scimDuration = new Histogram({
+      name: "roster_scim_request_duration_seconds",
+      help: "SCIM request latency, from receiving the request to the last byte of the answer",
+      labelNames: ["operation"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#adminTotal = new Counter({
+      name: "roster_admin_requests_total",
+      help: "Admin API requests answered, by operation and status class",
+      labelNames: ["operation", "status_class"],
+      registers,
+    });
+    this.#adminDuration = new Histogram({
+      name: "roster_admin_request_duration_seconds",
+      help: "Admin API request latency",
+      labelNames: ["operation"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#deliveries = new Counter({
+      name: "roster_webhook_deliveries_total",
+      help: "Webhook delivery attempts, by outcome (success: a 2xx answer; failure: another status; error: no answer)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.#deliveryDuration = new Histogram({
+      name: "roster_webhook_delivery_duration_seconds",
+      help: "Webhook delivery attempt latency, by outcome",
+      labelNames: ["outcome"],
+      buckets: DELIVERY_BUCKETS,
+      registers,
+    });
+    this.#dropped = new Counter({
+      name: "roster_request_log_dropped_total",
+      help: "SCIM request log entries dropped because the write buffer was full",
+      registers,
+    });
+    this.#rateLimited = new Counter({
+      name: "roster_api_key_rate_limited_total",
+      help: "API key verifications refused because a rate limit was exhausted",
+      registers,
+    });
+    this.#scim = new Map();
+    this.#admin = new Map();
+  }
+
+  scimRequest(operation: string, status: number, seconds: number): void {
+    record(this.#scim, this.#scimTotal, this.#scimDuration, operation, status, seconds);
+  }
+
+  adminRequest(operation: string, status: number, seconds: number): void {
+    record(this.#admin, this.#adminTotal, this.#adminDuration, operation, status, seconds);
+  }
+
+  webhookDelivery(outcome: "success" | "failure" | "error", seconds: number): void {
+    this.#deliveries.inc({ outcome });
+    this.#deliveryDuration.observe({ outcome }, seconds);
+  }
+
+  requestLogDropped(): void {
+    this.#dropped.inc();
+  }
+
+  apiKeyRateLimited(): void {
+    this.#rateLimited.inc();
+  }
+
+  /** Connection counts of each named pool, read when /metrics is scraped. */
+  watchPools(pools: Readonly<Record<string, PoolStats>>): void {
+    new Gauge({
+      name: "roster_db_pool_connections",
+      help: "PostgreSQL connections of each pool: total open, idle, and requests waiting for one",
+      labelNames: ["pool", "state"],
+      registers: [this.registry],
+      collect() {
+        for (const [pool, p] of Object.entries(pools)) {
+          this.set({ pool, state: "total" }, p.totalCount);
+          this.set({ pool, state: "idle" }, p.idleCount);
+          this.set({ pool, state: "waiting" }, p.waitingCount);
+        }
+      },
+    });
+  }
+
+  /** The webhook outbox, read when /metrics is scraped (one index-served query). */
+  watchOutbox(read: () => Promise<OutboxStats>): void {
+    let pending: Promise<OutboxStats> | undefined;
+    // Both gauges share one read per scrape.
+    const once = (): Promise<OutboxStats> => {
+      pending ??= read().finally(() => {
+        setImmediate(() => {
+          pending = undefined;
+        });
+      });
+      return pending;
+    };
+    new Gauge({
+      name: "roster_webhook_outbox_backlog",
+      help: "Webhook events recorded and not yet delivered (counted up to 100000)",
+      registers: [this.registry],
+      async collect() {
+        this.set((await once()).backlog);
+      },
+    });
+    new Gauge({
+      name: "roster_webhook_outbox_oldest_age_seconds",
+      help: "Age of the oldest undelivered webhook event; 0 when the outbox is empty",
+      registers: [this.registry],
+      async collect() {
+        this.set((await once()).oldestAgeSeconds);
+      },
+    });
+  }
+}
+
+function record(
+  series: Map<string, RequestSeries>,
+  total: Counter<"operation" | "status_class">,
+  duration: Histogram<"operation">,
+  operation: string,
+  status: number,
+  seconds: number,
+): void {
+  let s = series.get(operation);
+  if (s === undefined) {
+    s = { duration: duration.labels({ operation }), byClass: new Map() };
+    series.set(operation, s);
+  }
+  const cls = statusClass(status);
+  let counter = s.byClass.get(cls);
+  if (counter === undefined) {
+    counter = total.labels({ operation, status_class: cls });
+    s.byClass.set(cls, counter);
+  }
+  counter.inc();
+  s.duration.observe(seconds);
+}

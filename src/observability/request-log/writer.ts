@@ -1,0 +1,195 @@
+import type { Clock } from "../../platform/clock.js";
+import type { Logger } from "../../platform/logger.js";
+import {
+  type CountDelta,
+  type NewRequestLogRow,
+  type RequestLogRepo,
+  type RequestLogStore,
+  uuidv7Floor,
+} from "./repo.js";
+
+export const DEFAULT_BUFFER_CAPACITY = 10_000;
+export const DEFAULT_BATCH_SIZE = 500;
+export const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
+export const DEFAULT_RETENTION_DAYS = 7;
+const PRUNE_INTERVAL_MS = 15 * 60_000;
+const PRUNE_BATCH = 5_000;
+/** Bounded work per prune: the rest waits for the next one. */
+const PRUNE_MAX_BATCHES = 20;
+const COUNTS_KEPT_MS = 48 * 3600_000;
+const DROP_LOG_INTERVAL_MS = 60_000;
+const HOUR_MS = 3600_000;
+const STOP_WAIT_MS = 2_000;
+
+export interface RequestLogWriterOptions {
+  readonly store: RequestLogStore;
+  /** For pruning; absent: no pruning (tests of the buffer alone). */
+  readonly repo?: RequestLogRepo;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly onDrop: () => void;
+  readonly capacity?: number;
+  readonly batchSize?: number;
+  readonly flushIntervalMs?: number;
+  readonly retentionDays?: number;
+}
+
+/**
+ * The request log's way to the database, off every request's path: a request's hook appends to a bounded array and
+ * returns; one batch at a time is written by a single multi-row INSERT, when a batch is full or every second. A full
+ * buffer drops the new entry (counted, logged at most once a minute): a slow or stalled database never slows or fails
+ * a SCIM request. Counts of requests and errors per client and hour are summed in memory and added with each flush.
+ */
+export class RequestLogWriter {
+  readonly #o: RequestLogWriterOptions;
+  readonly #capacity: number;
+  readonly #batchSize: number;
+  #buffer: NewRequestLogRow[] = [];
+  #counts = new Map<string, { clientId: string; hour: number; requests: number; errors: number; last: number }>();
+  #flushing: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #pruneTimer: NodeJS.Timeout | undefined;
+  #dropped = 0;
+  #lastDropLog = Number.NEGATIVE_INFINITY;
+
+  constructor(options: RequestLogWriterOptions) {
+    this.#o = options;
+    this.#capacity = options.capacity ?? DEFAULT_BUFFER_CAPACITY;
+    this.#batchSize = Math.min(options.batchSize ?? DEFAULT_BATCH_SIZE, this.#capacity);
+  }
+
+  /** Entries dropped since start (also the metric roster_request_log_dropped_total). */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  get buffered(): number {
+    return this.#buffer.length;
+  }
+
+  /** Appends an entry, or drops it when the buffer is full; never waits. */
+  enqueue(entry: NewRequestLogRow): boolean {
+    if (this.#buffer.length >= this.#capacity) {
+      this.#drop();
+      return false;
+    }
+    this.#buffer.push(entry);
+    if (this.#buffer.length >= this.#batchSize && this.#flushing === undefined) void this.flush();
+    return true;
+  }
+
+  /** Counts one request of a client for its health figures. */
+  count(clientId: string, status: number, timeMs: number): void {
+    const hour = timeMs - (timeMs % HOUR_MS);
+    const key = `${hour}\u0000${clientId}`;
+    const c = this.#counts.get(key);
+    const error = status >= 400 ? 1 : 0;
+    if (c === undefined) this.#counts.set(key, { clientId, hour, requests: 1, errors: error, last: timeMs });
+    else {
+      c.requests += 1;
+      c.errors += error;
+      if (timeMs > c.last) c.last = timeMs;
+    }
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => void this.flush(), this.#o.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
+    this.#timer.unref();
+    if (this.#o.repo !== undefined) {
+      this.#pruneTimer = setInterval(() => void this.prune().catch(() => {}), PRUNE_INTERVAL_MS);
+      this.#pruneTimer.unref();
+    }
+  }
+
+  /** Stops the timers and writes what is buffered, waiting at most a couple of seconds for a stalled database. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    clearInterval(this.#pruneTimer);
+    this.#timer = undefined;
+    this.#pruneTimer = undefined;
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.flush(),
+      new Promise<void>((resolve) => {
+        timeout = setTimeout(resolve, STOP_WAIT_MS);
+        timeout.unref();
+      }),
+    ]);
+    clearTimeout(timeout);
+  }
+
+  /**
+   * Writes the buffered entries and counts, one batch in flight at a time; resolves when this call's batches are
+   * written (or failed: a failed batch is logged and lost, the request log is best-effort).
+   */
+  async flush(): Promise<void> {
+    if (this.#flushing !== undefined) return this.#flushing;
+    if (this.#buffer.length === 0 && this.#counts.size === 0) return;
+    this.#flushing = this.#writeAll().finally(() => {
+      this.#flushing = undefined;
+    });
+    return this.#flushing;
+  }
+
+  async #writeAll(): Promise<void> {
+    while (this.#buffer.length > 0 || this.#counts.size > 0) {
+      const batch = this.#buffer.length <= this.#batchSize ? this.#buffer : this.#buffer.slice(0, this.#batchSize);
+      this.#buffer = batch === this.#buffer ? [] : this.#buffer.slice(this.#batchSize);
+      const counts = this.#takeCounts();
+      try {
+        await this.#o.store.insert(batch);
+        await this.#o.store.addCounts(counts);
+      } catch (e) {
+        this.#o.logger.warn({ err: e, entries: batch.length }, "could not write a batch of the SCIM request log");
+        return;
+      }
+    }
+  }
+
+  #takeCounts(): CountDelta[] {
+    if (this.#counts.size === 0) return [];
+    const out: CountDelta[] = [];
+    for (const c of this.#counts.values()) {
+      out.push({
+        clientId: c.clientId,
+        hour: new Date(c.hour),
+        requests: c.requests,
+        errors: c.errors,
+        lastRequestTime: new Date(c.last),
+      });
+    }
+    this.#counts = new Map();
+    return out;
+  }
+
+  #drop(): void {
+    this.#dropped += 1;
+    this.#o.onDrop();
+    const now = this.#o.clock.now().getTime();
+    if (now - this.#lastDropLog >= DROP_LOG_INTERVAL_MS) {
+      this.#lastDropLog = now;
+      this.#o.logger.warn(
+        { dropped: this.#dropped, capacity: this.#capacity },
+        "SCIM request log buffer full: entries are being dropped (the database is slow or unreachable)",
+      );
+    }
+  }
+
+  /** Deletes entries past the retention and old hourly counts, in bounded batches. */
+  async prune(): Promise<{ entries: number; counts: number }> {
+    const repo = this.#o.repo;
+    if (repo === undefined) return { entries: 0, counts: 0 };
+    const now = this.#o.clock.now().getTime();
+    const retentionMs = (this.#o.retentionDays ?? DEFAULT_RETENTION_DAYS) * 24 * HOUR_MS;
+    const cutoff = uuidv7Floor(now - retentionMs);
+    let entries = 0;
+    for (let i = 0; i < PRUNE_MAX_BATCHES; i++) {
+      const n = await repo.pruneEntries(cutoff, PRUNE_BATCH);
+      entries += n;
+      if (n < PRUNE_BATCH) break;
+    }
+    const counts = await repo.pruneCounts(new Date(now - COUNTS_KEPT_MS), PRUNE_BATCH);
+    return { entries, counts };
+  }
+}

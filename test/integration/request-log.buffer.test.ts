@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { RequestLogStore } from "../../src/observability/request-log/repo.js";
+import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
+import { scim, seedClient } from "../helpers/seed.js";
+
+/** A database that never answers: every batch write hangs. */
+let inserts = 0;
+const stalled: RequestLogStore = {
+  insert: () => {
+    inserts += 1;
+    return new Promise(() => {});
+  },
+  addCounts: () => new Promise(() => {}),
+};
+
+let o: ObservedApp;
+beforeAll(async () => {
+  o = await createObservedApp({
+    requestLog: { capacity: 4, batchSize: 2, flushIntervalMs: 3_600_000, store: stalled },
+  });
+});
+afterAll(async () => {
+  await o.close();
+});
+
+it("drops and counts entries when the buffer is full behind a stalled writer, never blocking a SCIM request", async () => {
+  const c = await seedClient(o.t, { request_log: "all" });
+  const started = performance.now();
+  for (let i = 0; i < 8; i++) {
+    const res = await scim(o.t, c, "GET", "/Users");
+    expect(res.statusCode).toBe(200);
+  }
+  // Well below any database timeout: no request waited on the stalled writer.
+  expect(performance.now() - started).toBeLessThan(5_000);
+  // Two entries went into the one batch in flight (hanging), four fill the buffer, two are dropped.
+  expect(inserts).toBe(1);
+  expect(o.obs.writer.buffered).toBe(4);
+  expect(o.obs.writer.dropped).toBe(2);
+  const metrics = await o.t.request({ method: "GET", url: "/metrics" });
+  expect(metrics.body).toMatch(/^roster_request_log_dropped_total 2$/m);
+});
