@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import type { LevelWithSilent } from "pino";
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./storage/timeouts.js";
 
 /** The typed configuration of one Roster process, parsed once from ROSTER_* variables (DESIGN.md). */
 export interface Config {
@@ -16,6 +17,8 @@ export interface Config {
   readonly logLevel: LevelWithSilent;
   readonly webhookTimeoutMs: number;
   readonly webhookLogRetentionDays: number;
+  /** Bounds on every connection attempt, statement and idle transaction (storage/timeouts.ts). */
+  readonly databaseTimeouts: DatabaseTimeouts;
 }
 
 export type DatabaseTarget =
@@ -33,6 +36,8 @@ export class ConfigError extends Error {
 
 const LEVELS: readonly string[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 export const MIN_SECRET_BYTES = 32;
+/** An hour: any longer and a database bound stops bounding anything a client would wait for. */
+const MAX_DATABASE_TIMEOUT_MS = 3_600_000;
 
 /** Reports every bad variable at once, then throws. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
@@ -99,6 +104,25 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push("ROSTER_WEBHOOK_LOG_RETENTION_DAYS: must be a positive integer");
   }
 
+  const timeout = (name: string, fallback: number, min: number): number => {
+    const raw = get(name);
+    const value = parseInteger(raw ?? String(fallback));
+    if (value === undefined || (value !== 0 && value < min) || value > MAX_DATABASE_TIMEOUT_MS) {
+      problems.push(`${name}: "${raw}" must be 0 (no limit) or an integer from ${min} to ${MAX_DATABASE_TIMEOUT_MS}`);
+      return fallback;
+    }
+    return value;
+  };
+  const databaseTimeouts: DatabaseTimeouts = {
+    connectMs: timeout("ROSTER_DATABASE_CONNECT_TIMEOUT_MS", DEFAULT_DATABASE_TIMEOUTS.connectMs, 100),
+    statementMs: timeout("ROSTER_DATABASE_STATEMENT_TIMEOUT_MS", DEFAULT_DATABASE_TIMEOUTS.statementMs, 100),
+    idleInTransactionMs: timeout(
+      "ROSTER_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+      DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs,
+      100,
+    ),
+  };
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host,
@@ -111,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: logLevel as LevelWithSilent,
     webhookTimeoutMs: webhookTimeoutMs ?? 10_000,
     webhookLogRetentionDays: retention ?? 30,
+    databaseTimeouts,
   };
 }
 
@@ -141,6 +166,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logLevel: config.logLevel,
     webhookTimeoutMs: config.webhookTimeoutMs,
     webhookLogRetentionDays: config.webhookLogRetentionDays,
+    databaseTimeouts: config.databaseTimeouts,
   };
 }
 

@@ -5,6 +5,7 @@ import type { Config } from "../config.js";
 import type { Logger } from "../platform/logger.js";
 import { type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
 import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
+import type { DatabaseTimeouts } from "./timeouts.js";
 
 /** Connections of the webhook dispatcher's bookkeeping (claims, attempts): few, and `synchronous_commit = off`. */
 export const BOOKKEEPING_POOL_SIZE = 4;
@@ -35,11 +36,15 @@ export async function openStorage(config: Config, logger: Logger): Promise<Stora
     url = cluster.url;
   }
   try {
-    const opened = openDatabase({ url, poolSize: MAIN_POOL_SIZE });
-    await migrate(opened.db);
+    const timeouts = config.databaseTimeouts;
+    const dbLog = logger.child({ component: "database" });
+    const onConnectionError = (e: Error) => dbLog.warn({ err: e.message }, "a pooled database connection broke");
+    const pools = { url, timeouts, onConnectionError };
+    await migrateUnbounded(url, timeouts);
+    const opened = openDatabase({ ...pools, poolSize: MAIN_POOL_SIZE });
     const secrets = config.secrets ?? (await embeddedSecrets(config));
-    const bookkeeping = openDatabase({ url, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
-    const reads = openDatabase({ url, poolSize: READS_POOL_SIZE, genericPlans: true });
+    const bookkeeping = openDatabase({ ...pools, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
+    const reads = openDatabase({ ...pools, poolSize: READS_POOL_SIZE, genericPlans: true });
     return {
       ...opened,
       bookkeeping: bookkeeping.db,
@@ -56,6 +61,20 @@ export async function openStorage(config: Config, logger: Logger): Promise<Stora
   } catch (e) {
     await cluster?.stop();
     throw e;
+  }
+}
+
+/** Migrations may build an index on a large table: their own connection, without the statement bounds. */
+async function migrateUnbounded(url: string, timeouts: DatabaseTimeouts): Promise<void> {
+  const migrating = openDatabase({
+    url,
+    poolSize: 2,
+    timeouts: { ...timeouts, statementMs: 0, idleInTransactionMs: 0 },
+  });
+  try {
+    await migrate(migrating.db);
+  } finally {
+    await migrating.close();
   }
 }
 
