@@ -28,7 +28,14 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   logger.info({ config: describeConfig(config) }, "starting Roster");
 
-  const storage = await openStorage(config, logger);
+  const storage = await openStorage(config, logger, {
+    // Never a half-alive server: without its database Roster exits, and its supervisor (or the operator) restarts it.
+    onEmbeddedGone: (e) => {
+      logger.fatal({ err: e.message }, "embedded PostgreSQL is gone and could not be restarted; exiting");
+      process.stderr.write(`roster: embedded PostgreSQL is gone and could not be restarted: ${e.message}\n`);
+      process.exit(1);
+    },
+  });
   try {
     await serve(config, logger, storage, startedAt);
   } catch (e) {
@@ -65,6 +72,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    storage.prepareToStop();
     logger.info({ signal }, "shutting down: no new requests, finishing in-flight ones");
     try {
       await app.close();

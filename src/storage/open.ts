@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import type { Config } from "../config.js";
 import type { Logger } from "../platform/logger.js";
 import { type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
+import { type DataDirLock, lockDataDir } from "./data-dir-lock.js";
 import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
 import type { DatabaseTimeouts } from "./timeouts.js";
 
@@ -21,18 +22,35 @@ export interface Storage extends OpenDatabase {
   readonly reads: Db;
   readonly secrets: readonly Buffer[];
   readonly engine: "embedded" | "server";
+  /** A shutdown has begun: the embedded cluster's exit from now on is expected, not a crash to recover from. */
+  prepareToStop(): void;
+}
+
+export interface StorageHooks {
+  /** The embedded cluster died and could not be restarted (embedded.ts): the process cannot go on. */
+  readonly onEmbeddedGone?: (error: Error) => void;
 }
 
 /** Opens PostgreSQL — the embedded cluster or an existing server, same code and SQL — and migrates it. */
-export async function openStorage(config: Config, logger: Logger): Promise<Storage> {
+export async function openStorage(config: Config, logger: Logger, hooks: StorageHooks = {}): Promise<Storage> {
   let cluster: EmbeddedCluster | undefined;
   let url: string;
+  let lock: DataDirLock | undefined;
   if (config.database.kind === "server") url = config.database.url;
   else {
-    cluster = await startEmbedded({
-      dataDir: config.database.persistent ? config.dataDir : undefined,
-      logger,
-    });
+    const persistent = config.database.persistent;
+    // Before anything in the directory is touched: a second Roster must not take the first one's cluster over.
+    if (persistent) lock = lockDataDir(config.dataDir, logger);
+    try {
+      cluster = await startEmbedded({
+        dataDir: persistent ? config.dataDir : undefined,
+        logger,
+        onGiveUp: hooks.onEmbeddedGone,
+      });
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
     url = cluster.url;
   }
   try {
@@ -51,15 +69,19 @@ export async function openStorage(config: Config, logger: Logger): Promise<Stora
       reads: reads.db,
       secrets,
       engine: cluster === undefined ? "server" : "embedded",
+      prepareToStop: () => cluster?.prepareToStop(),
       async close() {
+        cluster?.prepareToStop();
         await reads.close();
         await bookkeeping.close();
         await opened.close();
         await cluster?.stop();
+        lock?.release();
       },
     };
   } catch (e) {
     await cluster?.stop();
+    lock?.release();
     throw e;
   }
 }
