@@ -34,8 +34,12 @@ export interface DatabaseOptions {
   readonly onConnectionError?: ((error: Error) => void) | undefined;
 }
 
-/** How much longer than `statement_timeout` the client waits for an answer before it gives the connection up. */
-const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
+/**
+ * How much longer than `statement_timeout` the client waits for an answer before it gives the connection up: long
+ * enough for the server's own cancellation to arrive first (it leaves the connection usable), a quarter of the
+ * statement timeout within 1–5 s.
+ */
+const clientTimeoutMargin = (statementMs: number): number => Math.min(5_000, Math.max(1_000, statementMs / 4));
 /** TCP keepalive probes reveal a peer that vanished while the connection sat idle in the pool. */
 const KEEPALIVE_DELAY_MS = 10_000;
 
@@ -59,7 +63,9 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     connectionTimeoutMillis: timeouts.connectMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-    ...(timeouts.statementMs > 0 ? { query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_MARGIN_MS } : {}),
+    ...(timeouts.statementMs > 0
+      ? { query_timeout: timeouts.statementMs + clientTimeoutMargin(timeouts.statementMs) }
+      : {}),
     // Sends the queries marked with prepared() or PREPARED as named statements; every other query is unchanged.
     // It also keeps a broken connection from crashing the process (PreparingClient).
     Client: PreparingClient,
