@@ -250,7 +250,8 @@ async function clearStalePid(clusterDir: string, log: Logger): Promise<void> {
     return;
   }
   if (Number.isInteger(pid) && pid > 0 && isPostgres(pid)) {
-    // An orphaned postmaster of a Roster that was killed: ask it to stop, then wait for it to go.
+    // The data directory lock (data-dir-lock.ts) is held, so no live Roster owns this postmaster: it is the orphan of
+    // one that was killed. Ask it to stop, then wait for it to go.
     log.warn({ pid }, "stopping an orphaned embedded PostgreSQL left by an earlier run");
     process.kill(pid, "SIGINT");
     for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
