@@ -89,6 +89,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
   supervisor.watch();
 
   const client = pg.getPgClient("postgres", "127.0.0.1");
+  // A connection lost between two queries fails the next one; unheard, its `error` event would end the process.
+  client.on("error", () => {});
   await client.connect();
   try {
     const exists = await client.query("select 1 from pg_database where datname = $1", [DATABASE]);

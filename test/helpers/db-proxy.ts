@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket, connect } from "node:net";
  * A TCP proxy in front of PostgreSQL that a test controls, to play the network's faults without touching the
  * server: `refuse()` closes the port and resets every open connection (ECONNREFUSED, ECONNRESET), `blackhole()`
  * stops every byte both ways on open and new connections alike (a partition: nothing answers, nothing fails),
- * `pass()` heals either.
+ * `pass()` heals either; connections caught in a black hole are reset when it ends.
  */
 export interface DbProxy {
   readonly port: number;
@@ -44,17 +44,19 @@ export async function startDbProxy(target: { host: string; port: number } | { pa
     port,
     async pass() {
       if (mode === "refuse") await listen(server, port);
+      // A black hole ends as a long partition does, once TCP has given up: its connections are gone (their held
+      // bytes — a statement whose client stopped waiting — are never delivered late).
+      if (mode === "blackhole") {
+        for (const [downstream, upstream] of pairs) cut(downstream, upstream);
+        pairs.clear();
+      }
       mode = "pass";
-      for (const pair of pairs) for (const s of pair) s.resume();
     },
     async refuse() {
       if (mode === "refuse") return;
       mode = "refuse";
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const [downstream, upstream] of pairs) {
-        downstream.resetAndDestroy();
-        upstream.destroy();
-      }
+      for (const [downstream, upstream] of pairs) cut(downstream, upstream);
       pairs.clear();
       await closed;
     },
@@ -68,6 +70,12 @@ export async function startDbProxy(target: { host: string; port: number } | { pa
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Resets the client's side (ECONNRESET) and drops the server's. */
+function cut(downstream: Socket, upstream: Socket): void {
+  downstream.resetAndDestroy();
+  upstream.destroy();
 }
 
 function listen(server: Server, port: number): Promise<void> {
