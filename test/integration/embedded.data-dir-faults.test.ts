@@ -63,6 +63,7 @@ afterAll(async () => {
 
 describe.sequential("the embedded data directory under faults", () => {
   it("refuses a second start while the first Roster lives, at once, and leaves the first one serving", async () => {
+    const postgresBefore = postmasterPid();
     const second = startRoster({ ROSTER_DATA_DIR: dir });
     const status = await Promise.race([
       second.exited,
@@ -73,6 +74,7 @@ describe.sequential("the embedded data directory under faults", () => {
     const output = second.output.join("\n");
     expect(output).toContain(`another Roster (pid ${first.pid}) is using ${resolve(dir)}`);
     expect(output).not.toContain("orphaned");
+    expect(postmasterPid()).toBe(postgresBefore);
 
     expect(await isReady(first.url)).toBe(true);
     expect(await createUser(client, "after-second-start@example.com")).toBe(201);
