@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import type { LevelWithSilent } from "pino";
 import type { LogFormat } from "./platform/logger.js";
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./storage/timeouts.js";
 
 /** The typed configuration of one Roster process, parsed once from ROSTER_* variables (DESIGN.md). */
 export interface Config {
@@ -23,6 +24,8 @@ export interface Config {
   readonly logFormat: LogFormat;
   /** Traces are exported when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT) and OTEL_SDK_DISABLED is not true; the SDK reads the other OTEL_* variables itself. */
   readonly tracing: boolean;
+  /** Bounds on every connection attempt, statement and idle transaction (storage/timeouts.ts). */
+  readonly databaseTimeouts: DatabaseTimeouts;
 }
 
 export type { LogFormat };
@@ -42,6 +45,8 @@ export class ConfigError extends Error {
 
 const LEVELS: readonly string[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 export const MIN_SECRET_BYTES = 32;
+/** An hour: any longer and a database bound stops bounding anything a client would wait for. */
+const MAX_DATABASE_TIMEOUT_MS = 3_600_000;
 
 /** Reports every bad variable at once, then throws. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
@@ -114,6 +119,24 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const logFormat = get("ROSTER_LOG_FORMAT") ?? "auto";
   if (!["auto", "pretty", "json"].includes(logFormat)) problems.push("ROSTER_LOG_FORMAT: must be auto, pretty or json");
+  const timeout = (name: string, fallback: number, min: number): number => {
+    const raw = get(name);
+    const value = parseInteger(raw ?? String(fallback));
+    if (value === undefined || (value !== 0 && value < min) || value > MAX_DATABASE_TIMEOUT_MS) {
+      problems.push(`${name}: "${raw}" must be 0 (no limit) or an integer from ${min} to ${MAX_DATABASE_TIMEOUT_MS}`);
+      return fallback;
+    }
+    return value;
+  };
+  const databaseTimeouts: DatabaseTimeouts = {
+    connectMs: timeout("ROSTER_DATABASE_CONNECT_TIMEOUT_MS", DEFAULT_DATABASE_TIMEOUTS.connectMs, 100),
+    statementMs: timeout("ROSTER_DATABASE_STATEMENT_TIMEOUT_MS", DEFAULT_DATABASE_TIMEOUTS.statementMs, 100),
+    idleInTransactionMs: timeout(
+      "ROSTER_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+      DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs,
+      100,
+    ),
+  };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -132,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tracing:
       get("OTEL_SDK_DISABLED")?.toLowerCase() !== "true" &&
       (get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ?? get("OTEL_EXPORTER_OTLP_ENDPOINT")) !== undefined,
+    databaseTimeouts,
   };
 }
 
@@ -165,6 +189,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     requestLogRetentionDays: config.requestLogRetentionDays,
     logFormat: config.logFormat,
     tracing: config.tracing ? "OTLP/HTTP (OTEL_* variables)" : "off",
+    databaseTimeouts: config.databaseTimeouts,
   };
 }
 

@@ -32,7 +32,14 @@ async function main(): Promise<void> {
 
   // Before any request or statement: spans need the provider registered.
   const tracing = config.tracing ? startTracing() : undefined;
-  const storage = await openStorage(config, logger);
+  const storage = await openStorage(config, logger, {
+    // Never a half-alive server: without its database Roster exits, and its supervisor (or the operator) restarts it.
+    onEmbeddedGone: (e) => {
+      logger.fatal({ err: e.message }, "embedded PostgreSQL is gone and could not be restarted; exiting");
+      process.stderr.write(`roster: embedded PostgreSQL is gone and could not be restarted: ${e.message}\n`);
+      process.exit(1);
+    },
+  });
   try {
     await serve(config, logger, storage, startedAt, tracing);
   } catch (e) {
@@ -86,6 +93,7 @@ async function serve(
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    storage.prepareToStop();
     logger.info({ signal }, "shutting down: no new requests, finishing in-flight ones");
     try {
       await app.close();

@@ -8,7 +8,8 @@ export type AdminStatus =
   | "FAILED_PRECONDITION"
   | "RESOURCE_EXHAUSTED"
   | "UNSUPPORTED_MEDIA_TYPE"
-  | "INTERNAL";
+  | "INTERNAL"
+  | "UNAVAILABLE";
 
 const HTTP: Record<AdminStatus, number> = {
   INVALID_ARGUMENT: 400,
@@ -20,6 +21,7 @@ const HTTP: Record<AdminStatus, number> = {
   RESOURCE_EXHAUSTED: 429,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL: 500,
+  UNAVAILABLE: 503,
 };
 
 /** The one error type of the admin API, rendered as `{"error": {code, status, message, details}}`. */

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { Logger } from "../platform/logger.js";
 import { verifySecret } from "../platform/crypto.js";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
 import { AdminError, errorBody } from "./errors.js";
 import type { AdminPrincipal, AdminTokenService } from "./tokens/service.js";
 
@@ -69,6 +70,15 @@ export function installAdminPlumbing(
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       reply.code(400).send(errorBody(400, "INVALID_ARGUMENT", safeClientMessage(error)));
+      return;
+    }
+    if (isDatabaseUnavailable(error)) {
+      logger.warn(
+        { code: (error as { code?: unknown }).code, method: req.method },
+        "admin request: database unavailable",
+      );
+      reply.header("retry-after", String(DATABASE_RETRY_AFTER_SECONDS));
+      reply.code(503).send(errorBody(503, "UNAVAILABLE", "the service is temporarily unavailable; retry later"));
       return;
     }
     logger.error({ err: error, method: req.method, url: req.url }, "admin request failed");

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from "fastify";
 import type { ScimClient } from "../directory/scim-clients/service.js";
 import type { Logger } from "../platform/logger.js";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
 import { ScimError } from "./errors.js";
 import { MAX_BODY_BYTES } from "./limits.js";
 import { SCIM_CONTENT_TYPE, sendError } from "./render.js";
@@ -96,6 +97,15 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       sendError(reply, status, status === 400 ? "invalidSyntax" : undefined, "the request could not be processed");
+      return;
+    }
+    if (isDatabaseUnavailable(error)) {
+      logger.warn(
+        { code: (error as { code?: unknown }).code, method: req.method },
+        "SCIM request: database unavailable",
+      );
+      reply.header("retry-after", String(DATABASE_RETRY_AFTER_SECONDS));
+      sendError(reply, 503, undefined, "the service is temporarily unavailable; retry later");
       return;
     }
     logger.error({ err: error, method: req.method, url: req.url }, "SCIM request failed");

@@ -3,6 +3,7 @@ import pg from "pg";
 import { MIGRATIONS } from "./migrations/index.js";
 import { PreparingClient } from "./prepared.js";
 import type { Database } from "./schema.js";
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.js";
 
 export type Db = Kysely<Database>;
 
@@ -27,7 +28,20 @@ export interface DatabaseOptions {
    * without their values too.
    */
   readonly genericPlans?: boolean | undefined;
+  /** Bounds on every connection attempt, statement and open transaction; default: DEFAULT_DATABASE_TIMEOUTS. */
+  readonly timeouts?: DatabaseTimeouts | undefined;
+  /** Told of a connection that broke while idle in the pool (the pool replaces it); default: ignored. */
+  readonly onConnectionError?: ((error: Error) => void) | undefined;
 }
+
+/**
+ * How much longer than `statement_timeout` the client waits for an answer before it gives the connection up: long
+ * enough for the server's own cancellation to arrive first (it leaves the connection usable), a quarter of the
+ * statement timeout within 1–5 s.
+ */
+const clientTimeoutMargin = (statementMs: number): number => Math.min(5_000, Math.max(1_000, statementMs / 4));
+/** TCP keepalive probes reveal a peer that vanished while the connection sat idle in the pool. */
+const KEEPALIVE_DELAY_MS = 10_000;
 
 export interface OpenDatabase {
   readonly db: Db;
@@ -40,16 +54,25 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
 /** One driver, one data layer: Kysely over a pg.Pool, for the embedded cluster and an existing server alike. */
 export function openDatabase(options: DatabaseOptions): OpenDatabase {
+  const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
+  const onConnectionError = options.onConnectionError ?? (() => {});
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 20,
     idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: timeouts.connectMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    ...(timeouts.statementMs > 0
+      ? { query_timeout: timeouts.statementMs + clientTimeoutMargin(timeouts.statementMs) }
+      : {}),
     // Sends the queries marked with prepared() or PREPARED as named statements; every other query is unchanged.
+    // It also keeps a broken connection from crashing the process (PreparingClient).
     Client: PreparingClient,
-    options: sessionOptions(options),
+    options: sessionOptions(options, timeouts),
   });
-  // A broken idle connection must not crash the process; the pool replaces it.
-  pool.on("error", () => {});
+  // A connection that breaks while idle: the pool drops it and opens a new one when needed.
+  pool.on("error", onConnectionError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -58,9 +81,13 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
   };
 }
 
-function sessionOptions(options: DatabaseOptions): string {
+function sessionOptions(options: DatabaseOptions, timeouts: DatabaseTimeouts): string {
   // ISO, as pg's own date parser and repositories that read timestamps as text (identities/repo utcText) expect.
-  const parts = ["-c DateStyle=ISO"];
+  const parts = [
+    "-c DateStyle=ISO",
+    `-c statement_timeout=${timeouts.statementMs}`,
+    `-c idle_in_transaction_session_timeout=${timeouts.idleInTransactionMs}`,
+  ];
   if (options.schema !== undefined) parts.push(`-c search_path=${quoteIdent(options.schema)}`);
   if (options.synchronousCommit === false) parts.push("-c synchronous_commit=off");
   if (options.genericPlans === true) parts.push("-c plan_cache_mode=force_generic_plan");

@@ -1,6 +1,7 @@
 /** SQLSTATE → meaning, at the repository boundary (never by message text). */
 interface PgError {
   code?: unknown;
+  syscall?: unknown;
   constraint?: unknown;
 }
 
@@ -23,3 +24,64 @@ export const constraintOf = (e: unknown): string | undefined => {
   const c = asPg(e).constraint;
   return typeof c === "string" ? c : undefined;
 };
+
+/**
+ * SQLSTATEs that mean "the database cannot serve this now", not "this request is wrong": class 08 (connection
+ * exception), 57P01–57P03 (the server is shutting down, crashed, or not accepting connections yet), 53300 (no
+ * connection slot left), 57014 (a statement cancelled, by `statement_timeout` among others) and 25P03 (a
+ * transaction left idle too long was ended).
+ */
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014", "25P03"]);
+
+/** Node's socket errors on the way to the server. */
+const UNAVAILABLE_NODE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/**
+ * pg's own errors for a lost or never-made connection carry no code, only these fixed messages (pg and pg-pool
+ * source); matched here, in one place, so nothing else reads message text.
+ */
+const UNAVAILABLE_DRIVER_MESSAGES = [
+  "Connection terminated",
+  "timeout exceeded when trying to connect",
+  "Query read timeout",
+  "is not queryable",
+  "Cannot use a pool after calling end on the pool",
+];
+
+/** The `Retry-After` of a 503 answered because the database is unavailable: reconnecting takes about this long. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The database is unreachable, restarting, or did not answer in time: the request may succeed when retried, and the
+ * protocol answer is 503. Follows `cause` and AggregateError (a host name that resolves to several addresses).
+ */
+export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
+  if (typeof e !== "object" || e === null || depth > 4) return false;
+  const code = asPg(e).code;
+  if (typeof code === "string") {
+    if (
+      (code.length === 5 && code.startsWith("08")) ||
+      UNAVAILABLE_SQLSTATES.has(code) ||
+      UNAVAILABLE_NODE_CODES.has(code)
+    )
+      return true;
+    // A Unix socket that is not there: the embedded server is down or restarting.
+    if (code === "ENOENT" && asPg(e).syscall === "connect") return true;
+  }
+  if (e instanceof Error) {
+    if (code === undefined && UNAVAILABLE_DRIVER_MESSAGES.some((m) => e.message.includes(m))) return true;
+    if (e instanceof AggregateError && e.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+    if (e.cause !== undefined) return isDatabaseUnavailable(e.cause, depth + 1);
+  }
+  return false;
+}

@@ -5,7 +5,9 @@ import type pg from "pg";
 import type { Config } from "../config.js";
 import type { Logger } from "../platform/logger.js";
 import { type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
+import { type DataDirLock, lockDataDir } from "./data-dir-lock.js";
 import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
+import type { DatabaseTimeouts } from "./timeouts.js";
 
 /** Connections of the webhook dispatcher's bookkeeping (claims, attempts): few, and `synchronous_commit = off`. */
 export const BOOKKEEPING_POOL_SIZE = 4;
@@ -23,26 +25,47 @@ export interface Storage extends OpenDatabase {
   readonly engine: "embedded" | "server";
   /** Every pool by name, for their connection counts on /metrics. */
   readonly pools: Readonly<Record<string, pg.Pool>>;
+  /** A shutdown has begun: the embedded cluster's exit from now on is expected, not a crash to recover from. */
+  prepareToStop(): void;
+}
+
+export interface StorageHooks {
+  /** The embedded cluster died and could not be restarted (embedded.ts): the process cannot go on. */
+  readonly onEmbeddedGone?: (error: Error) => void;
 }
 
 /** Opens PostgreSQL — the embedded cluster or an existing server, same code and SQL — and migrates it. */
-export async function openStorage(config: Config, logger: Logger): Promise<Storage> {
+export async function openStorage(config: Config, logger: Logger, hooks: StorageHooks = {}): Promise<Storage> {
   let cluster: EmbeddedCluster | undefined;
   let url: string;
+  let lock: DataDirLock | undefined;
   if (config.database.kind === "server") url = config.database.url;
   else {
-    cluster = await startEmbedded({
-      dataDir: config.database.persistent ? config.dataDir : undefined,
-      logger,
-    });
+    const persistent = config.database.persistent;
+    // Before anything in the directory is touched: a second Roster must not take the first one's cluster over.
+    if (persistent) lock = lockDataDir(config.dataDir, logger);
+    try {
+      cluster = await startEmbedded({
+        dataDir: persistent ? config.dataDir : undefined,
+        logger,
+        onGiveUp: hooks.onEmbeddedGone,
+      });
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
     url = cluster.url;
   }
   try {
-    const opened = openDatabase({ url, poolSize: MAIN_POOL_SIZE });
-    await migrate(opened.db);
+    const timeouts = config.databaseTimeouts;
+    const dbLog = logger.child({ component: "database" });
+    const onConnectionError = (e: Error) => dbLog.warn({ err: e.message }, "a pooled database connection broke");
+    const pools = { url, timeouts, onConnectionError };
+    await migrateUnbounded(url, timeouts);
+    const opened = openDatabase({ ...pools, poolSize: MAIN_POOL_SIZE });
     const secrets = config.secrets ?? (await embeddedSecrets(config));
-    const bookkeeping = openDatabase({ url, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
-    const reads = openDatabase({ url, poolSize: READS_POOL_SIZE, genericPlans: true });
+    const bookkeeping = openDatabase({ ...pools, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
+    const reads = openDatabase({ ...pools, poolSize: READS_POOL_SIZE, genericPlans: true });
     return {
       ...opened,
       bookkeeping: bookkeeping.db,
@@ -50,16 +73,34 @@ export async function openStorage(config: Config, logger: Logger): Promise<Stora
       secrets,
       engine: cluster === undefined ? "server" : "embedded",
       pools: { main: opened.pool, reads: reads.pool, bookkeeping: bookkeeping.pool },
+      prepareToStop: () => cluster?.prepareToStop(),
       async close() {
+        cluster?.prepareToStop();
         await reads.close();
         await bookkeeping.close();
         await opened.close();
         await cluster?.stop();
+        lock?.release();
       },
     };
   } catch (e) {
     await cluster?.stop();
+    lock?.release();
     throw e;
+  }
+}
+
+/** Migrations may build an index on a large table: their own connection, without the statement bounds. */
+async function migrateUnbounded(url: string, timeouts: DatabaseTimeouts): Promise<void> {
+  const migrating = openDatabase({
+    url,
+    poolSize: 2,
+    timeouts: { ...timeouts, statementMs: 0, idleInTransactionMs: 0 },
+  });
+  try {
+    await migrate(migrating.db);
+  } finally {
+    await migrating.close();
   }
 }
 

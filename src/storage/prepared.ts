@@ -48,15 +48,44 @@ export const statementName = (sql: string): string | undefined => names.get(sql)
 
 type QueryArgs = Parameters<pg.Client["query"]>;
 
-/** A pg client that sends the marked SQL texts as named statements (pg caches them per connection). */
+/**
+ * A pg client that sends the marked SQL texts as named statements (pg caches them per connection), and that
+ * survives the loss of its connection.
+ *
+ * pg emits `error` on a client whose connection breaks (a terminated backend, a restarted server, a reset socket);
+ * while the client is checked out of the pool nobody listens, and an unheard `error` event ends the process. Here
+ * it is always heard: the query under way fails with the error, the client is no longer queryable, and the pool
+ * drops it on release.
+ *
+ * A query that outlives the client-side `query_timeout` (a server that stopped answering, a black-holed network)
+ * destroys the connection too: pg would otherwise leave the unanswered statement in front of the next one.
+ */
 export class PreparingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on("error", ignoreBrokenConnection);
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() is a dozen overloads; this forwards all of them.
   override query(...args: any[]): any {
     const [text, values] = args as [unknown, unknown];
     if (typeof text === "string" && Array.isArray(values) && args.length === 2) {
       const name = nameOf(text);
-      if (name !== undefined) return super.query({ name, text, values });
+      if (name !== undefined) return this.#dropOnTimeout(super.query({ name, text, values }));
     }
-    return (super.query as (...a: QueryArgs) => unknown)(...(args as QueryArgs));
+    return this.#dropOnTimeout((super.query as (...a: QueryArgs) => unknown)(...(args as QueryArgs)));
+  }
+
+  #dropOnTimeout(result: unknown): unknown {
+    if (!(result instanceof Promise)) return result;
+    return result.catch((e: unknown) => {
+      if (e instanceof Error && e.message === QUERY_TIMEOUT_MESSAGE) this.connection.stream.destroy();
+      throw e;
+    });
   }
 }
+
+/** pg's own message for a `query_timeout` (it carries no code). */
+const QUERY_TIMEOUT_MESSAGE = "Query read timeout";
+
+const ignoreBrokenConnection = (): void => {};

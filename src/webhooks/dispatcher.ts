@@ -5,7 +5,14 @@ import { attemptId } from "./attempt-id.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
 import type { AttemptRecord, EventLog } from "./event-log.js";
-import { type ClaimedEvent, claimDue, completeClaimed, type OutboxKey, releaseClaimed } from "./outbox-repo.js";
+import {
+  type ClaimedEvent,
+  claimDue,
+  completeClaimed,
+  type OutboxKey,
+  releaseClaimed,
+  releaseClaimTokens,
+} from "./outbox-repo.js";
 import type { DeliveryResult, WebhookSender } from "./sender.js";
 
 export const DEFAULT_CONCURRENCY = 64;
@@ -23,6 +30,8 @@ export const LEASE_MARGIN_MS = 30_000;
 /** An event whose deliveries were interrupted this many times (crash loops) is given up, not sent again. */
 export const MAX_CLAIMS = 3;
 export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+/** Failed claims remembered for release (one a poll interval in an outage); beyond this the lease recovers them. */
+const MAX_UNANSWERED_CLAIMS = 1000;
 /** Opened webhook secrets kept in memory (by sealed value, so a rotated secret is a new entry); then cleared. */
 const MAX_OPENED_SECRETS = 256;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -75,6 +84,8 @@ export class WebhookDispatcher {
   #lastClaimAt = Number.NEGATIVE_INFINITY;
   /** Where the next claim looks first: resources are served round robin in key order. */
   #cursor: OutboxKey | undefined;
+  /** Tokens of claims that failed: each may have committed with its answer lost (released by #releaseUnanswered). */
+  #unanswered: string[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   #completions: Completion[] = [];
   #flushing: Promise<void> | undefined;
@@ -157,6 +168,9 @@ export class WebhookDispatcher {
         }
       } catch (e) {
         this.#o.logger.error({ err: e }, "webhook dispatcher: claiming failed; retrying after the poll interval");
+        // Not at the next wake: every write wakes the dispatcher, and in an outage each claim would fail (and log).
+        await new Promise<void>((resolve) => setTimeout(resolve, this.#pollMs).unref());
+        continue;
       }
       await this.#idle();
       await this.#pace();
@@ -207,17 +221,33 @@ export class WebhookDispatcher {
 
   async #claim(limit: number): Promise<ClaimedEvent[]> {
     const now = this.#o.clock.now();
+    await this.#releaseUnanswered();
+    const claimToken = randomBytes(12).toString("base64url");
     const claim = await claimDue(this.#o.db, {
       limit,
       now,
       leaseUntil: new Date(now.getTime() + this.#o.timeoutMs + LEASE_MARGIN_MS),
       chain: this.#chain,
       leaseStepMs: this.#o.timeoutMs,
-      claimToken: randomBytes(12).toString("base64url"),
+      claimToken,
       after: this.#cursor,
+    }).catch((e: unknown) => {
+      if (this.#unanswered.length < MAX_UNANSWERED_CLAIMS) this.#unanswered.push(claimToken);
+      throw e;
     });
     this.#cursor = claim.cursor ?? this.#cursor;
     return claim.events;
+  }
+
+  /**
+   * A connection cut after a claim committed (a terminated backend, a reset) loses the claimed events' only copy in
+   * this process: without this they would wait out their lease. Released before the next claim; while the database
+   * is still away this fails like the claim would, and is tried again.
+   */
+  async #releaseUnanswered(): Promise<void> {
+    if (this.#unanswered.length === 0) return;
+    await releaseClaimTokens(this.#o.db, this.#unanswered);
+    this.#unanswered = [];
   }
 
   /**

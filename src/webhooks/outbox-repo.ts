@@ -190,6 +190,18 @@ export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): P
 }
 
 /**
+ * The rows of claims whose answers were lost (the claim may or may not have committed): back to the pool at once,
+ * as releaseClaimed does. A scan of the outbox, which holds only undelivered events; run only after a failed claim.
+ */
+export async function releaseClaimTokens(db: Db, claimTokens: readonly string[]): Promise<void> {
+  if (claimTokens.length === 0) return;
+  await sql`
+    update webhook_outbox set claimed_until = null, claim_token = null, claims = greatest(claims - 1, 0)
+    where claim_token = any(${claimTokens}::text[])
+  `.execute(db);
+}
+
+/**
  * Finishes claimed events in one statement: the attempts to keep go to the event log, and the outbox rows are
  * deleted (a failed delivery is not retried, spec 6; with logging off nothing of the payload remains).
  * A row whose lease was taken over by another dispatcher keeps its new claim.

@@ -7,6 +7,7 @@ import { ManualClock } from "../../src/platform/clock.js";
 import { hashSecret } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
 import { type Db, migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
+import { DEFAULT_DATABASE_TIMEOUTS } from "../../src/storage/timeouts.js";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 export const PUBLIC_URL = "http://roster.test";
@@ -26,7 +27,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.connect();
   await admin.query(`create schema ${quoteIdent(schema)}`);
   await admin.end();
-  const opened = openDatabase({ url, schema, poolSize: 10 });
+  // Seeding tens of thousands of rows in one statement may outlast the server's statement bound on a loaded host.
+  const opened = openDatabase({
+    url,
+    schema,
+    poolSize: 10,
+    timeouts: { ...DEFAULT_DATABASE_TIMEOUTS, statementMs: 0 },
+  });
   await migrate(opened.db, schema);
   return {
     url,

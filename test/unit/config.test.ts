@@ -57,6 +57,26 @@ describe("loadConfig", () => {
     }
   });
 
+  it("bounds database waits by default and reads the ROSTER_DATABASE_*_TIMEOUT_MS variables", () => {
+    expect(loadConfig({}).databaseTimeouts).toEqual({
+      connectMs: 5000,
+      statementMs: 30000,
+      idleInTransactionMs: 60000,
+    });
+    expect(
+      loadConfig({
+        ROSTER_DATABASE_CONNECT_TIMEOUT_MS: "1500",
+        ROSTER_DATABASE_STATEMENT_TIMEOUT_MS: "0",
+        ROSTER_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "120000",
+      }).databaseTimeouts,
+    ).toEqual({ connectMs: 1500, statementMs: 0, idleInTransactionMs: 120000 });
+    for (const bad of ["-1", "50", "soon", "3600001"]) {
+      expect(() => loadConfig({ ROSTER_DATABASE_STATEMENT_TIMEOUT_MS: bad })).toThrow(
+        /ROSTER_DATABASE_STATEMENT_TIMEOUT_MS: .* must be 0 \(no limit\) or an integer from 100 to 3600000/,
+      );
+    }
+  });
+
   it("requires ROSTER_SECRETS with an existing PostgreSQL", () => {
     expect(() => loadConfig({ ROSTER_DATABASE_URL: "postgres://127.0.0.1/db" })).toThrow(/ROSTER_SECRETS: required/);
   });

@@ -1,0 +1,149 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+export const CHILD_ADMIN_TOKEN = "child-admin-token-0123456789";
+export const CHILD_SECRETS = "child-secret-key-child-secret-key-0123456789";
+
+/** Roster started as `npm start` starts it: `node --import tsx src/server.ts`, as a child process on a real port. */
+export interface RosterProcess {
+  readonly pid: number;
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far, line by line. */
+  readonly output: string[];
+  /** Its exit code (or signal name) once it has exited, else undefined. */
+  exitStatus(): number | string | undefined;
+  /** Resolves with the exit code (or signal name) when it exits. */
+  readonly exited: Promise<number | string>;
+  /** SIGTERM, then SIGKILL if it has not exited within 15 s. */
+  stop(): Promise<void>;
+}
+
+const ROOT = join(import.meta.dirname, "../..");
+
+/**
+ * Spawns Roster with the given ROSTER_* variables (the admin token and secrets fixed unless given) and waits until it
+ * announces its URL; rejects with its output if it exits first or takes longer than `timeoutMs`.
+ */
+export async function spawnRoster(env: Record<string, string>, timeoutMs = 60_000): Promise<RosterProcess> {
+  const started = startRoster(env);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Roster did not start:\n${started.output.join("\n")}`)), timeoutMs);
+    started.onLine = (line) => {
+      const found = /Roster is running at (http:\/\/\S+)/.exec(line)?.[1];
+      if (found !== undefined) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    };
+    void started.exited.then((status) => {
+      clearTimeout(timer);
+      reject(new Error(`Roster exited (${status}) before it was ready:\n${started.output.join("\n")}`));
+    });
+  }).catch(async (e: unknown) => {
+    await started.stop();
+    throw e;
+  });
+  return { ...started, url };
+}
+
+/** Spawns Roster and returns at once (for a start that is expected to fail). */
+export function startRoster(env: Record<string, string>): Omit<RosterProcess, "url"> & {
+  onLine: (line: string) => void;
+} {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      ROSTER_PORT: "0",
+      ROSTER_LOG_LEVEL: "info",
+      ROSTER_ADMIN_TOKEN: CHILD_ADMIN_TOKEN,
+      ROSTER_SECRETS: CHILD_SECRETS,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("Roster did not spawn");
+  const output: string[] = [];
+  let status: number | string | undefined;
+  const exited = new Promise<number | string>((resolve) => {
+    child.once("exit", (code, signal) => {
+      status = code ?? signal ?? "unknown";
+      resolve(status);
+    });
+  });
+  const handle = {
+    pid,
+    child,
+    output,
+    exited,
+    exitStatus: () => status,
+    onLine: (_line: string) => {},
+    async stop() {
+      if (status !== undefined) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream === null) continue;
+    createInterface({ input: stream }).on("line", (line) => {
+      output.push(line);
+      handle.onLine(line);
+    });
+  }
+  return handle;
+}
+
+/** Polls `check` until it returns true or the deadline passes (cross-process: there is no event to wait for). */
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await check().catch(() => false)) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** GET /health/ready answers 200. */
+export async function isReady(url: string): Promise<boolean> {
+  const res = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(5000) });
+  await res.arrayBuffer();
+  return res.status === 200;
+}
+
+export interface ChildClient {
+  readonly clientId: string;
+  readonly base: string;
+  readonly headers: Record<string, string>;
+}
+
+/** An organization and a SCIM client, made through the child's admin API. */
+export async function seedChildClient(url: string, webhook?: { url: string; secret: string }): Promise<ChildClient> {
+  const headers = { authorization: `Bearer ${CHILD_ADMIN_TOKEN}`, "content-type": "application/json" };
+  const org = await fetch(`${url}/v2alpha1/admin/organizations`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name: "Acme" }),
+  });
+  if (org.status !== 201) throw new Error(`organization create failed: ${await org.text()}`);
+  const { id } = (await org.json()) as { id: string };
+  const secret = "child-scim-secret-0123456789abcdef";
+  const created = await fetch(`${url}/v2alpha1/admin/scimClients`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ organization_id: id, secret, ...(webhook === undefined ? {} : { webhook }) }),
+  });
+  if (created.status !== 201) throw new Error(`client create failed: ${await created.text()}`);
+  const { client_id: clientId } = (await created.json()) as { client_id: string };
+  return {
+    clientId,
+    base: `${url}/scim/${clientId}/v2`,
+    headers: { authorization: `Bearer ${secret}`, "content-type": "application/scim+json" },
+  };
+}
