@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect, type MigrationResultSet } from "kysely";
+import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { MIGRATIONS } from "./migrations/index.js";
 import { PreparingClient } from "./prepared.js";
@@ -27,6 +27,13 @@ export interface DatabaseOptions {
    * without their values too.
    */
   readonly genericPlans?: boolean | undefined;
+  /**
+   * `transaction`: the server is reached through a pooler in transaction mode, so no state may outlive a
+   * transaction: statements are sent unnamed (never prepared by name), and no session settings are sent at start-up
+   * (synchronousCommit and genericPlans are ignored; the server's own DateStyle must be ISO, checked by
+   * checkPoolerSession). Default: `session`.
+   */
+  readonly pooling?: "session" | "transaction" | undefined;
 }
 
 export interface OpenDatabase {
@@ -44,9 +51,13 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     connectionString: options.url,
     max: options.poolSize ?? 20,
     idleTimeoutMillis: 30_000,
-    // Sends the queries marked with prepared() or PREPARED as named statements; every other query is unchanged.
-    Client: PreparingClient,
-    options: sessionOptions(options),
+    ...(options.pooling === "transaction"
+      ? {}
+      : {
+          // Sends the queries marked with prepared() or PREPARED as named statements; every other query is unchanged.
+          Client: PreparingClient,
+          options: sessionOptions(options),
+        }),
   });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
@@ -68,6 +79,22 @@ function sessionOptions(options: DatabaseOptions): string {
 }
 
 export { PREPARED } from "./prepared.js";
+
+/**
+ * Behind a transaction pooler the session settings of sessionOptions cannot be sent: the server's defaults must
+ * already be what Roster relies on. DateStyle ISO is what pg's date parser and the text-timestamp reads expect;
+ * PostgreSQL's default configuration has it, and this refuses to start when a server was set otherwise.
+ */
+export async function checkPoolerSession(db: Db): Promise<void> {
+  const { rows } = await sql<{ datestyle: string }>`select current_setting('DateStyle') as datestyle`.execute(db);
+  const style = rows[0]?.datestyle ?? "";
+  if (!/^ISO\b/i.test(style)) {
+    throw new Error(
+      `DateStyle is "${style}" on the server; with ROSTER_DATABASE_POOLING=transaction it must be ISO: ` +
+        "ALTER DATABASE <name> SET DateStyle = 'ISO, MDY'",
+    );
+  }
+}
 
 export async function migrate(db: Db, schema?: string): Promise<MigrationResultSet> {
   const migrator = new Migrator({

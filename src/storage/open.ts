@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Config } from "../config.js";
 import type { Logger } from "../platform/logger.js";
-import { type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
+import { checkPoolerSession, type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
 import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
 
 /** Connections of the webhook dispatcher's bookkeeping (claims, attempts): few, and `synchronous_commit = off`. */
@@ -26,6 +26,7 @@ export interface Storage extends OpenDatabase {
 export async function openStorage(config: Config, logger: Logger): Promise<Storage> {
   let cluster: EmbeddedCluster | undefined;
   let url: string;
+  const pooling = config.database.kind === "server" ? config.database.pooling : "session";
   if (config.database.kind === "server") url = config.database.url;
   else {
     cluster = await startEmbedded({
@@ -35,11 +36,12 @@ export async function openStorage(config: Config, logger: Logger): Promise<Stora
     url = cluster.url;
   }
   try {
-    const opened = openDatabase({ url, poolSize: MAIN_POOL_SIZE });
+    const opened = openDatabase({ url, poolSize: MAIN_POOL_SIZE, pooling });
+    if (pooling === "transaction") await checkPoolerSession(opened.db);
     await migrate(opened.db);
     const secrets = config.secrets ?? (await embeddedSecrets(config));
-    const bookkeeping = openDatabase({ url, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
-    const reads = openDatabase({ url, poolSize: READS_POOL_SIZE, genericPlans: true });
+    const bookkeeping = openDatabase({ url, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false, pooling });
+    const reads = openDatabase({ url, poolSize: READS_POOL_SIZE, genericPlans: true, pooling });
     return {
       ...opened,
       bookkeeping: bookkeeping.db,
