@@ -16,6 +16,7 @@ import { createOrganization, createScimClient, setRequestLog } from "./lib/scim.
 import { type SeedResult, seedGroups, seedUsers } from "./lib/seed.js";
 import { runOperations, summaryLine } from "./lib/run-ops.js";
 import { formatTable } from "./lib/table.js";
+import { startPgBouncer } from "../test/helpers/pgbouncer.js";
 import { checkTargets } from "./lib/targets.js";
 import { measureWebhook } from "./lib/webhook.js";
 
@@ -57,7 +58,7 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
 
   const dataDir = await mkdtemp(join(tmpdir(), "roster-bench-"));
   cleanup.add("Roster data dir", () => rm(dataDir, { recursive: true, force: true }));
-  const roster = await startRoster(database.url, dataDir);
+  const roster = await startRoster(await rosterDatabaseUrl(database.url, cleanup), dataDir);
   cleanup.add("Roster", () => roster.stop());
   await waitReady(roster.url, 60_000);
   log(`Roster ready at ${roster.url} (pid ${roster.pid})`);
@@ -169,6 +170,19 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
   };
 }
 
+/**
+ * BENCH_POOLING=transaction: Roster reaches the bench database through a PgBouncer in transaction mode (20 server
+ * connections), with ROSTER_DATABASE_POOLING=transaction, to measure what that mode costs. The ceiling stays direct.
+ */
+async function rosterDatabaseUrl(url: string, cleanup: Cleanup): Promise<string> {
+  if (process.env.BENCH_POOLING !== "transaction") return url;
+  if (!url.startsWith("postgres")) throw new Error("BENCH_POOLING=transaction needs ROSTER_DATABASE_URL");
+  const bouncer = await startPgBouncer(url, 20);
+  cleanup.add("PgBouncer", () => bouncer.stop());
+  log("Roster reaches PostgreSQL through PgBouncer (transaction pooling)");
+  return bouncer.url(new URL(url).pathname.slice(1));
+}
+
 function startRoster(databaseUrl: string, dataDir: string): Promise<StartedChild> {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("ROSTER_")) env[key] = value;
@@ -183,6 +197,7 @@ function startRoster(databaseUrl: string, dataDir: string): Promise<StartedChild
       ROSTER_HOST: "127.0.0.1",
       ROSTER_PORT: "0",
       ROSTER_DATABASE_URL: databaseUrl,
+      ...(process.env.BENCH_POOLING === "transaction" ? { ROSTER_DATABASE_POOLING: "transaction" } : {}),
       ROSTER_DATA_DIR: dataDir,
       ROSTER_ADMIN_TOKEN: ADMIN_TOKEN,
       ROSTER_SECRETS: SECRETS,

@@ -33,7 +33,14 @@ export type { LogFormat };
 export type DatabaseTarget =
   | { readonly kind: "embedded"; readonly persistent: true }
   | { readonly kind: "embedded"; readonly persistent: false }
-  | { readonly kind: "server"; readonly url: string };
+  | { readonly kind: "server"; readonly url: string; readonly pooling: DatabasePooling };
+
+/**
+ * How Roster reaches a PostgreSQL server: `session` (directly, or through a session pooler) keeps per-connection
+ * state — named prepared statements and session settings; `transaction` (behind PgBouncer or another pooler in
+ * transaction mode) keeps none, since consecutive transactions may run on different server connections.
+ */
+export type DatabasePooling = "session" | "transaction";
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -70,8 +77,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const url = get("ROSTER_DATABASE_URL");
   if (url === "memory:") database = { kind: "embedded", persistent: false };
   else if (url !== undefined) {
-    if (/^postgres(ql)?:\/\//.test(url) && URL.canParse(url)) database = { kind: "server", url };
+    if (/^postgres(ql)?:\/\//.test(url) && URL.canParse(url)) database = { kind: "server", url, pooling: "session" };
     else problems.push("ROSTER_DATABASE_URL: must be a postgres:// or postgresql:// URL, or memory:");
+  }
+  const pooling = get("ROSTER_DATABASE_POOLING");
+  if (pooling !== undefined) {
+    if (pooling !== "session" && pooling !== "transaction") {
+      problems.push('ROSTER_DATABASE_POOLING: must be "session" or "transaction"');
+    } else if (database.kind !== "server") {
+      if (pooling === "transaction")
+        problems.push("ROSTER_DATABASE_POOLING: transaction needs ROSTER_DATABASE_URL=postgres://…");
+    } else database = { ...database, pooling };
   }
 
   const adminToken = get("ROSTER_ADMIN_TOKEN");
@@ -170,7 +186,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     port: config.port,
     database:
       config.database.kind === "server"
-        ? maskUrl(config.database.url)
+        ? `${maskUrl(config.database.url)}${config.database.pooling === "transaction" ? " (transaction pooling)" : ""}`
         : config.database.persistent
           ? `embedded (${config.dataDir})`
           : "embedded (memory:)",

@@ -1,7 +1,7 @@
-import { Kysely, Migrator, PostgresDialect, type MigrationResultSet } from "kysely";
+import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { MIGRATIONS } from "./migrations/index.js";
-import { PreparingClient } from "./prepared.js";
+import { PreparingClient, UnnamedClient } from "./prepared.js";
 import type { Database } from "./schema.js";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.js";
 
@@ -32,6 +32,13 @@ export interface DatabaseOptions {
   readonly timeouts?: DatabaseTimeouts | undefined;
   /** Told of a connection that broke while idle in the pool (the pool replaces it); default: ignored. */
   readonly onConnectionError?: ((error: Error) => void) | undefined;
+  /**
+   * `transaction`: the server is reached through a pooler in transaction mode, so no state may outlive a
+   * transaction: statements are sent unnamed (never prepared by name), and no session settings are sent at start-up
+   * (synchronousCommit and genericPlans are ignored; the server's own DateStyle must be ISO, checked by
+   * checkPoolerSession). Default: `session`.
+   */
+  readonly pooling?: "session" | "transaction" | undefined;
 }
 
 /**
@@ -66,10 +73,13 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     ...(timeouts.statementMs > 0
       ? { query_timeout: timeouts.statementMs + clientTimeoutMargin(timeouts.statementMs) }
       : {}),
-    // Sends the queries marked with prepared() or PREPARED as named statements; every other query is unchanged.
-    // It also keeps a broken connection from crashing the process (PreparingClient).
-    Client: PreparingClient,
-    options: sessionOptions(options, timeouts),
+    // Both clients keep a broken connection from crashing the process. The session one sends the queries marked
+    // with prepared() or PREPARED as named statements and sets the session's options at start-up; behind a
+    // transaction pooler neither may outlive a transaction, so statements go unnamed and the server's own settings
+    // apply (the statement bound then belongs on the role: docs/scaling.md).
+    ...(options.pooling === "transaction"
+      ? { Client: UnnamedClient }
+      : { Client: PreparingClient, options: sessionOptions(options, timeouts) }),
   });
   // A connection that breaks while idle: the pool drops it and opens a new one when needed.
   pool.on("error", onConnectionError);
@@ -95,6 +105,22 @@ function sessionOptions(options: DatabaseOptions, timeouts: DatabaseTimeouts): s
 }
 
 export { PREPARED } from "./prepared.js";
+
+/**
+ * Behind a transaction pooler the session settings of sessionOptions cannot be sent: the server's defaults must
+ * already be what Roster relies on. DateStyle ISO is what pg's date parser and the text-timestamp reads expect;
+ * PostgreSQL's default configuration has it, and this refuses to start when a server was set otherwise.
+ */
+export async function checkPoolerSession(db: Db): Promise<void> {
+  const { rows } = await sql<{ datestyle: string }>`select current_setting('DateStyle') as datestyle`.execute(db);
+  const style = rows[0]?.datestyle ?? "";
+  if (!/^ISO\b/i.test(style)) {
+    throw new Error(
+      `DateStyle is "${style}" on the server; with ROSTER_DATABASE_POOLING=transaction it must be ISO: ` +
+        "ALTER DATABASE <name> SET DateStyle = 'ISO, MDY'",
+    );
+  }
+}
 
 export async function migrate(db: Db, schema?: string): Promise<MigrationResultSet> {
   const migrator = new Migrator({

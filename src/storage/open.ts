@@ -4,8 +4,8 @@ import { join, resolve } from "node:path";
 import type pg from "pg";
 import type { Config } from "../config.js";
 import type { Logger } from "../platform/logger.js";
-import { type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.js";
+import { checkPoolerSession, type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
 import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
 import type { DatabaseTimeouts } from "./timeouts.js";
 
@@ -39,6 +39,7 @@ export async function openStorage(config: Config, logger: Logger, hooks: Storage
   let cluster: EmbeddedCluster | undefined;
   let url: string;
   let lock: DataDirLock | undefined;
+  const pooling = config.database.kind === "server" ? config.database.pooling : "session";
   if (config.database.kind === "server") url = config.database.url;
   else {
     const persistent = config.database.persistent;
@@ -60,8 +61,8 @@ export async function openStorage(config: Config, logger: Logger, hooks: Storage
     const timeouts = config.databaseTimeouts;
     const dbLog = logger.child({ component: "database" });
     const onConnectionError = (e: Error) => dbLog.warn({ err: e.message }, "a pooled database connection broke");
-    const pools = { url, timeouts, onConnectionError };
-    await migrateUnbounded(url, timeouts);
+    const pools = { url, timeouts, onConnectionError, pooling };
+    await migrateUnbounded(pools);
     const opened = openDatabase({ ...pools, poolSize: MAIN_POOL_SIZE });
     const secrets = config.secrets ?? (await embeddedSecrets(config));
     const bookkeeping = openDatabase({ ...pools, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
@@ -90,14 +91,23 @@ export async function openStorage(config: Config, logger: Logger, hooks: Storage
   }
 }
 
-/** Migrations may build an index on a large table: their own connection, without the statement bounds. */
-async function migrateUnbounded(url: string, timeouts: DatabaseTimeouts): Promise<void> {
+/**
+ * Migrations may build an index on a large table: their own connection, without the statement bounds. Behind a
+ * transaction pooler the server's DateStyle is checked first (checkPoolerSession).
+ */
+async function migrateUnbounded(target: {
+  url: string;
+  timeouts: DatabaseTimeouts;
+  pooling: "session" | "transaction";
+}): Promise<void> {
   const migrating = openDatabase({
-    url,
+    url: target.url,
+    pooling: target.pooling,
     poolSize: 2,
-    timeouts: { ...timeouts, statementMs: 0, idleInTransactionMs: 0 },
+    timeouts: { ...target.timeouts, statementMs: 0, idleInTransactionMs: 0 },
   });
   try {
+    if (target.pooling === "transaction") await checkPoolerSession(migrating.db);
     await migrate(migrating.db);
   } finally {
     await migrating.close();

@@ -61,6 +61,9 @@ type QueryArgs = Parameters<pg.Client["query"]>;
  * destroys the connection too: pg would otherwise leave the unanswered statement in front of the next one.
  */
 export class PreparingClient extends pg.Client {
+  /** Whether marked statements are sent by name (a direct connection) or unnamed (behind a transaction pooler). */
+  protected readonly namesStatements: boolean = true;
+
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     this.on("error", ignoreBrokenConnection);
@@ -69,7 +72,7 @@ export class PreparingClient extends pg.Client {
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() is a dozen overloads; this forwards all of them.
   override query(...args: any[]): any {
     const [text, values] = args as [unknown, unknown];
-    if (typeof text === "string" && Array.isArray(values) && args.length === 2) {
+    if (this.namesStatements && typeof text === "string" && Array.isArray(values) && args.length === 2) {
       const name = nameOf(text);
       if (name !== undefined) return this.#dropOnTimeout(super.query({ name, text, values }));
     }
@@ -83,6 +86,14 @@ export class PreparingClient extends pg.Client {
       throw e;
     });
   }
+}
+
+/**
+ * The same client for a server behind a transaction pooler: consecutive transactions may run on different server
+ * connections, where a statement prepared by name on another one is missing, so every statement goes unnamed.
+ */
+export class UnnamedClient extends PreparingClient {
+  protected override readonly namesStatements: boolean = false;
 }
 
 /** pg's own message for a `query_timeout` (it carries no code). */

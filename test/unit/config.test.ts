@@ -22,7 +22,18 @@ describe("loadConfig", () => {
     expect(loadConfig({ ROSTER_DATABASE_URL: "memory:" }).database).toEqual({ kind: "embedded", persistent: false });
     expect(
       loadConfig({ ROSTER_DATABASE_URL: "postgres://u:p@127.0.0.1:5432/db", ROSTER_SECRETS: KEY }).database,
-    ).toEqual({ kind: "server", url: "postgres://u:p@127.0.0.1:5432/db" });
+    ).toEqual({ kind: "server", url: "postgres://u:p@127.0.0.1:5432/db", pooling: "session" });
+  });
+
+  it("reads ROSTER_DATABASE_POOLING for a server, and refuses it without one or with another value", () => {
+    const server = { ROSTER_DATABASE_URL: "postgres://u@127.0.0.1:6432/db", ROSTER_SECRETS: KEY };
+    expect(loadConfig({ ...server, ROSTER_DATABASE_POOLING: "transaction" }).database).toMatchObject({
+      kind: "server",
+      pooling: "transaction",
+    });
+    expect(() => loadConfig({ ...server, ROSTER_DATABASE_POOLING: "statement" })).toThrow(/ROSTER_DATABASE_POOLING/);
+    expect(() => loadConfig({ ROSTER_DATABASE_POOLING: "transaction" })).toThrow(/needs ROSTER_DATABASE_URL/);
+    expect(loadConfig({ ROSTER_DATABASE_POOLING: "session" }).database).toEqual({ kind: "embedded", persistent: true });
   });
 
   it("splits ROSTER_SECRETS into a key ring", () => {
