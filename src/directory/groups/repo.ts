@@ -38,10 +38,20 @@ export async function findGroup(db: Executor, orgId: string, id: string, lock = 
   return row === undefined ? undefined : toGroup(row);
 }
 
-/** The group a PATCH/PUT/DELETE starts from, locked until the transaction ends (a PREPARED statement). */
-export async function lockGroup(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
+/**
+ * The group a PATCH/PUT (`update`) or DELETE starts from, locked until the transaction ends (a PREPARED statement).
+ * An update takes FOR NO KEY UPDATE, the lock its UPDATE takes anyway: it does not block the foreign-key checks of
+ * requests that add this group as a member elsewhere.
+ */
+export async function lockGroup(
+  db: Executor,
+  orgId: string,
+  id: string,
+  purpose: "update" | "delete",
+): Promise<Group | undefined> {
+  const strength = purpose === "update" ? sql`for no key update` : sql`for update`;
   const { rows } = await sql<Selectable<DirectoryGroupsTable>>`${sql.raw(PREPARED)}select * from directory_groups
-    where organization_id = ${orgId} and id = ${id} for update`.execute(db);
+    where organization_id = ${orgId} and id = ${id} ${strength}`.execute(db);
   const [row] = rows;
   return row === undefined ? undefined : toGroup(row);
 }
@@ -100,21 +110,22 @@ export async function deleteGroup(db: Executor, orgId: string, id: string): Prom
   return row === undefined ? undefined : toGroup(row);
 }
 
-/** The groups that contain `id` directly, marked modified now: they lose a member when `id` is deleted. */
+/**
+ * The groups that contain `id` directly, marked modified now: they lose a member when `id` is deleted. Their rows
+ * are locked in id order, as every statement that locks several group rows does, so two never wait on each other.
+ */
 export async function touchParentsOf(db: Executor, orgId: string, id: string, now: Date): Promise<Group[]> {
-  const rows = await db
-    .updateTable("directory_groups")
-    .set({ updated_at: now })
-    .where("organization_id", "=", orgId)
-    .where("id", "in", (eb) =>
-      eb
-        .selectFrom("group_group_members")
-        .select("group_id")
-        .where("organization_id", "=", orgId)
-        .where("member_group_id", "=", id),
+  const { rows } = await sql<Selectable<DirectoryGroupsTable>>`
+    with parents as (
+      select g.id from directory_groups g
+      where g.organization_id = ${orgId}
+        and g.id in (select group_id from group_group_members where organization_id = ${orgId} and member_group_id = ${id})
+      order by g.id
+      for no key update
     )
-    .returningAll()
-    .execute();
+    update directory_groups g set updated_at = ${now}
+    from parents where g.id = parents.id
+    returning g.*`.execute(db);
   return rows.map(toGroup);
 }
 
