@@ -12,7 +12,10 @@ import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
 import type { EventSink } from "./directory/events.js";
-import { validateMappingSource } from "./directory/mapping/validate.js";
+import { MappingEvaluator } from "./directory/mapping/evaluator.js";
+import { type MappingSourcePolicy, NO_MAPPING_SOURCES } from "./directory/mapping/policy.js";
+import { MappingSources } from "./directory/mapping/source.js";
+import { mappingValidator } from "./directory/mapping/validate.js";
 import { OrganizationService } from "./directory/organizations/service.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
 import type { Clock } from "./platform/clock.js";
@@ -41,6 +44,8 @@ export interface AppDeps {
   readonly eventSink?: EventSink;
   /** The webhooks module (outbox sink, dispatcher, event log); default: one built from db, clock and secrets. */
   readonly webhooks?: Webhooks;
+  /** Where data mapping scripts may be read from (ROSTER_MAPPING_DIR, ROSTER_MAPPING_URL_ALLOW); default: nowhere. */
+  readonly mappingSources?: MappingSourcePolicy;
 }
 
 /** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
@@ -59,7 +64,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const webhooks = deps.webhooks ?? createWebhooks({ db: deps.db, clock: deps.clock, logger: deps.logger, box });
   const eventSink = deps.eventSink ?? webhooks.sink;
   const cursors = new CursorCodec(deps.secrets, deps.clock);
-  const mapper = new DataMapper(deps.clock);
+  const sources = new MappingSources(deps.mappingSources ?? NO_MAPPING_SOURCES);
+  const mapper = new DataMapper(deps.clock, sources, new MappingEvaluator());
+  const validateMapping = mappingValidator(sources);
+  app.addHook("onClose", () => mapper.close());
   const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
 
   registerHealth(app, deps.db);
@@ -77,11 +85,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerScimClientRoutes(scope, {
         scimClients,
         publicUrl: deps.publicUrl,
-        validateMapping: validateMappingSource,
+        validateMapping,
       });
       registerApiKeyRoutes(scope, { apiKeys: new ApiKeyService(deps.db, deps.clock), clock: deps.clock });
       registerIdentityRoutes(scope, identities);
-      registerTestMappingRoute(scope, { scimClients, mapper, validateMapping: validateMappingSource });
+      registerTestMappingRoute(scope, { scimClients, mapper, validateMapping });
       registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
     },
     { prefix: ADMIN_PREFIX },

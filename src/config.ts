@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import type { LevelWithSilent } from "pino";
+import { allowEntryProblem } from "./directory/mapping/policy.js";
 
 /** The typed configuration of one Roster process, parsed once from ROSTER_* variables (DESIGN.md). */
 export interface Config {
@@ -16,6 +17,10 @@ export interface Config {
   readonly logLevel: LevelWithSilent;
   readonly webhookTimeoutMs: number;
   readonly webhookLogRetentionDays: number;
+  /** ROSTER_MAPPING_DIR: `file://` mapping scripts only below it; undefined refuses them. */
+  readonly mappingDir: string | undefined;
+  /** ROSTER_MAPPING_URL_ALLOW: hosts, IPs or CIDR ranges `http(s)://` mapping scripts may come from; empty refuses. */
+  readonly mappingUrlAllow: readonly string[];
 }
 
 export type DatabaseTarget =
@@ -99,6 +104,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push("ROSTER_WEBHOOK_LOG_RETENTION_DAYS: must be a positive integer");
   }
 
+  const mappingUrlAllow = (get("ROSTER_MAPPING_URL_ALLOW") ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of mappingUrlAllow) {
+    const problem = allowEntryProblem(entry);
+    if (problem !== undefined) problems.push(`ROSTER_MAPPING_URL_ALLOW: ${problem}`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host,
@@ -111,6 +125,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: logLevel as LevelWithSilent,
     webhookTimeoutMs: webhookTimeoutMs ?? 10_000,
     webhookLogRetentionDays: retention ?? 30,
+    mappingDir: get("ROSTER_MAPPING_DIR"),
+    mappingUrlAllow,
   };
 }
 
@@ -141,6 +157,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logLevel: config.logLevel,
     webhookTimeoutMs: config.webhookTimeoutMs,
     webhookLogRetentionDays: config.webhookLogRetentionDays,
+    mappingDir: config.mappingDir ?? "(unset: file:// mappings refused)",
+    mappingUrlAllow:
+      config.mappingUrlAllow.length > 0 ? config.mappingUrlAllow.join(",") : "(unset: http(s):// mappings refused)",
   };
 }
 

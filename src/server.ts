@@ -59,6 +59,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     adminTokenHash: admin.hash,
     publicUrl: () => publicUrl,
     webhooks,
+    mappingSources: { dir: config.mappingDir, urlAllow: config.mappingUrlAllow },
   });
 
   let closing = false;
