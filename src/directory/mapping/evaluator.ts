@@ -97,7 +97,8 @@ export class MappingEvaluator {
       const job = this.#queue.shift();
       if (job === undefined) return;
       slot.job = job;
-      const worker = (slot.worker ??= this.#spawn(slot));
+      const worker = slot.worker ?? this.#spawn(slot);
+      slot.worker = worker;
       slot.timer = setTimeout(() => {
         void this.#retire(slot, new MappingError(`evaluating the mapping took longer than ${this.#timeoutMs} ms`));
       }, this.#timeoutMs);
