@@ -60,7 +60,7 @@ async function findCycle(orgId: string): Promise<string[] | undefined> {
 }
 
 describe("concurrent nesting changes", () => {
-  it("200 overlapping nesting and member PATCHes: no 5xx, every refusal names a cycle, no cycle is stored", async () => {
+  it("200 overlapping nesting and member PATCHes and PUTs: no 5xx, every refusal names a cycle, no cycle is stored", async () => {
     const groups = await Promise.all(Array.from({ length: 12 }, (_, i) => createGroup(t, c, `Mesh ${i}`)));
     const users = await Promise.all(
       Array.from({ length: 6 }, (_, i) => insertIdentity(t.db, c.organizationId, `mesh-${i}`)),
@@ -80,7 +80,13 @@ describe("concurrent nesting changes", () => {
             { op: "replace", path: "members", value: [{ value: other }, { value: pick(users) }] },
           ]);
         case 3:
-          return patchGroup(t, c, target, [{ op: "remove", path: `members[value eq "${other}"]` }]);
+          return i % 2 === 0
+            ? patchGroup(t, c, target, [{ op: "remove", path: `members[value eq "${other}"]` }])
+            : scim(t, c, "PUT", `/Groups/${target}`, {
+                schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+                displayName: `Mesh put ${i}`,
+                members: [{ value: other }, { value: pick(users) }],
+              });
         default: // A plain user-member change on a group that other requests nest.
           return addMembers(target, [{ value: pick(users), type: "User" }]);
       }

@@ -168,6 +168,19 @@ describe("http(s):// sources", () => {
     expect(r.message).toMatch(/not allowed by ROSTER_MAPPING_URL_ALLOW/);
   });
 
+  it("a host allowed by name is fetched when every address it resolves to is allowed", async () => {
+    const app = await createTestApp({
+      database: sandboxed.database,
+      extra: { mappingSources: { dir: undefined, urlAllow: ["localhost", "127.0.0.1", "::1"] } },
+    });
+    try {
+      const r = await tryMapping(app, `${local.replace("127.0.0.1", "localhost")}/mapping.jsonata`);
+      expect(r.traits).toEqual({ login: "probe@example.com" });
+    } finally {
+      await app.close();
+    }
+  });
+
   it("a redirect within the allowed hosts is followed", async () => {
     expect((await tryMapping(sandboxed, `${local}/to-self`)).traits).toEqual({ login: "probe@example.com" });
   });
