@@ -164,4 +164,21 @@ describe("concurrent nesting changes", () => {
       await logged.close();
     }
   });
+
+  it("deleting a group and deleting a user of it and of its parent at the same time: never a 5xx, 30 times", async () => {
+    for (let i = 0; i < 30; i++) {
+      const user = await insertIdentity(t.db, c.organizationId, `shared-${i}`);
+      // Created first, the parent has the lower id: the two deletions lock the same rows in opposite order unless
+      // both lock group rows by id.
+      const parent = await createGroup(t, c, `Family parent ${i}`, { members: [{ value: user }] });
+      const child = await createGroup(t, c, `Family child ${i}`, { members: [{ value: user }] });
+      await addMembers(parent.id, [{ value: child.id }]);
+      const results = await Promise.all([
+        scim(t, c, "DELETE", `/Groups/${child.id}`),
+        scim(t, c, "DELETE", `/Users/${user}`),
+        addMembers(parent.id, [{ value: user }]),
+      ]);
+      for (const r of results) expect([200, 204, 400, 404], r.body).toContain(r.statusCode);
+    }
+  });
 });

@@ -39,20 +39,28 @@ export async function findGroup(db: Executor, orgId: string, id: string, lock = 
 }
 
 /**
- * The group a PATCH/PUT (`update`) or DELETE starts from, locked until the transaction ends (a PREPARED statement).
- * An update takes FOR NO KEY UPDATE, the lock its UPDATE takes anyway: it does not block the foreign-key checks of
- * requests that add this group as a member elsewhere.
+ * The group a PATCH/PUT starts from, locked until the transaction ends (a PREPARED statement). FOR NO KEY UPDATE is
+ * the lock its UPDATE takes anyway: it does not block the foreign-key checks of requests adding this group elsewhere.
  */
-export async function lockGroup(
-  db: Executor,
-  orgId: string,
-  id: string,
-  purpose: "update" | "delete",
-): Promise<Group | undefined> {
-  const strength = purpose === "update" ? sql`for no key update` : sql`for update`;
+export async function lockGroup(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
   const { rows } = await sql<Selectable<DirectoryGroupsTable>>`${sql.raw(PREPARED)}select * from directory_groups
-    where organization_id = ${orgId} and id = ${id} ${strength}`.execute(db);
+    where organization_id = ${orgId} and id = ${id} for no key update`.execute(db);
   const [row] = rows;
+  return row === undefined ? undefined : toGroup(row);
+}
+
+/**
+ * The group a DELETE starts from and the groups that contain it, locked together in id order (as every statement
+ * that locks several group rows does, so a user deletion touching the same groups never waits in the opposite order).
+ */
+export async function lockGroupAndParents(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
+  const { rows } = await sql<Selectable<DirectoryGroupsTable>>`select * from directory_groups
+    where organization_id = ${orgId}
+      and (id = ${id}
+        or id in (select group_id from group_group_members where organization_id = ${orgId} and member_group_id = ${id}))
+    order by id
+    for no key update`.execute(db);
+  const row = rows.find((r) => r.id === id);
   return row === undefined ? undefined : toGroup(row);
 }
 
@@ -112,7 +120,7 @@ export async function deleteGroup(db: Executor, orgId: string, id: string): Prom
 
 /**
  * The groups that contain `id` directly, marked modified now: they lose a member when `id` is deleted. Their rows
- * are locked in id order, as every statement that locks several group rows does, so two never wait on each other.
+ * are locked in id order (already held after lockGroupAndParents).
  */
 export async function touchParentsOf(db: Executor, orgId: string, id: string, now: Date): Promise<Group[]> {
   const { rows } = await sql<Selectable<DirectoryGroupsTable>>`

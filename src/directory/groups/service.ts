@@ -8,7 +8,16 @@ import type { ScimClient } from "../scim-clients/service.js";
 import { groupEvent, membershipEvents } from "./events.js";
 import { lockNesting, membersJson } from "./membership-repo.js";
 import { applyMembership, type NestingLock, NestingLockBusy } from "./memberships.js";
-import { deleteGroup, findGroup, insertGroup, listGroups, lockGroup, touchParentsOf, updateGroup } from "./repo.js";
+import {
+  deleteGroup,
+  findGroup,
+  insertGroup,
+  listGroups,
+  lockGroup,
+  lockGroupAndParents,
+  touchParentsOf,
+  updateGroup,
+} from "./repo.js";
 import type { Group, GroupFilter, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
 
 /**
@@ -75,7 +84,7 @@ export class GroupService {
     plan: (current: Group) => GroupPatch,
   ): Promise<Group | undefined> {
     return this.#nesting(orgId, async (trx, nesting) => {
-      const current = await lockGroup(trx, orgId, id, "update");
+      const current = await lockGroup(trx, orgId, id);
       if (current === undefined) return undefined;
       const change = plan(current);
       const effect = await applyMembership(trx, orgId, id, change.membership, nesting);
@@ -91,12 +100,13 @@ export class GroupService {
 
   /**
    * Spec 4.3: 204; its memberships go with it, and the groups that contained it are updated. It locks several group
-   * rows, so it takes the nesting lock first (docs/decisions.md "Group membership lock order").
+   * rows, so it takes the nesting lock first, then the group and its parents in id order (docs/decisions.md "Group
+   * membership lock order"); the delete itself then strengthens its own row's lock.
    */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
       await lockNesting(trx, orgId);
-      const current = await lockGroup(trx, orgId, id, "delete");
+      const current = await lockGroupAndParents(trx, orgId, id);
       if (current === undefined) return false;
       const parents = await touchParentsOf(trx, orgId, id, this.#clock.now());
       await deleteGroup(trx, orgId, id);

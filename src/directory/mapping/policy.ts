@@ -90,7 +90,10 @@ export class UrlAllowList {
 
   /** Whether a URL may name this host (`hostname` as URL parses it, IPv6 in brackets). */
   hostAllowed(hostname: string): boolean {
-    const host = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+    const host = hostname
+      .toLowerCase()
+      .replace(/^\[|\]$/g, "")
+      .replace(/\.$/, "");
     if (isIP(host) !== 0) return this.#explicit(host);
     return this.#names.has(host) || this.#suffixes.some((suffix) => host.endsWith(suffix));
   }
