@@ -48,10 +48,14 @@ interface Job {
   readonly input: Record<string, unknown>;
   resolve(outcome: Evaluation): void;
   reject(e: MappingError): void;
+  /** Refuses the job if no worker took it within the deadline (a write holds its transaction meanwhile). */
+  waiting: NodeJS.Timeout | undefined;
 }
 
 interface Slot {
   worker: Worker | undefined;
+  /** Whether the worker thread has started: the deadline measures evaluation, not a thread's start-up. */
+  online: boolean;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
 }
@@ -69,7 +73,12 @@ export class MappingEvaluator {
   #closed = false;
 
   constructor(size = 2, timeoutMs = MAPPING_TIMEOUT_MS) {
-    this.#slots = Array.from({ length: size }, () => ({ worker: undefined, job: undefined, timer: undefined }));
+    this.#slots = Array.from({ length: size }, () => ({
+      worker: undefined,
+      online: false,
+      job: undefined,
+      timer: undefined,
+    }));
     this.#timeoutMs = timeoutMs;
   }
 
@@ -78,14 +87,24 @@ export class MappingEvaluator {
     if (this.#queue.length >= MAX_QUEUED)
       return Promise.reject(new MappingError("too many mappings are being evaluated"));
     return new Promise<Evaluation>((resolve, reject) => {
-      this.#queue.push({ text, input, resolve, reject });
+      const job: Job = { text, input, resolve, reject, waiting: undefined };
+      job.waiting = setTimeout(() => {
+        const at = this.#queue.indexOf(job);
+        if (at < 0) return;
+        this.#queue.splice(at, 1);
+        reject(new MappingError(`no mapping evaluator was free within ${this.#timeoutMs} ms`));
+      }, this.#timeoutMs);
+      this.#queue.push(job);
       this.#dispatch();
     });
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const job of this.#queue.splice(0)) job.reject(new MappingError("the mapping evaluator is shut down"));
+    for (const job of this.#queue.splice(0)) {
+      clearTimeout(job.waiting);
+      job.reject(new MappingError("the mapping evaluator is shut down"));
+    }
     await Promise.all(
       this.#slots.map((slot) => this.#retire(slot, new MappingError("the mapping evaluator is shut down"))),
     );
@@ -96,14 +115,20 @@ export class MappingEvaluator {
       if (slot.job !== undefined) continue;
       const job = this.#queue.shift();
       if (job === undefined) return;
+      clearTimeout(job.waiting);
       slot.job = job;
       const worker = slot.worker ?? this.#spawn(slot);
       slot.worker = worker;
-      slot.timer = setTimeout(() => {
-        void this.#retire(slot, new MappingError(`evaluating the mapping took longer than ${this.#timeoutMs} ms`));
-      }, this.#timeoutMs);
+      if (slot.online) this.#arm(slot);
       worker.postMessage({ text: job.text, input: job.input });
     }
+  }
+
+  /** Starts the deadline of the slot's job. */
+  #arm(slot: Slot): void {
+    slot.timer = setTimeout(() => {
+      void this.#retire(slot, new MappingError(`evaluating the mapping took longer than ${this.#timeoutMs} ms`));
+    }, this.#timeoutMs);
   }
 
   #spawn(slot: Slot): Worker {
@@ -117,6 +142,12 @@ export class MappingEvaluator {
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     worker.unref();
+    slot.online = false;
+    worker.once("online", () => {
+      if (slot.worker !== worker) return;
+      slot.online = true;
+      if (slot.job !== undefined) this.#arm(slot);
+    });
     worker.on("message", (outcome: Evaluation) => {
       const job = slot.job;
       if (slot.worker !== worker || job === undefined) return;
@@ -143,7 +174,9 @@ export class MappingEvaluator {
   async #retire(slot: Slot, reason: MappingError): Promise<void> {
     const { worker, job } = slot;
     clearTimeout(slot.timer);
+    slot.timer = undefined;
     slot.worker = undefined;
+    slot.online = false;
     slot.job = undefined;
     job?.reject(reason);
     if (!this.#closed) this.#dispatch();
