@@ -13,7 +13,10 @@ import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
 import type { EventSink } from "./directory/events.js";
-import { validateMappingSource } from "./directory/mapping/validate.js";
+import { MappingEvaluator } from "./directory/mapping/evaluator.js";
+import { type MappingSourcePolicy, NO_MAPPING_SOURCES } from "./directory/mapping/policy.js";
+import { MappingSources } from "./directory/mapping/source.js";
+import { mappingValidator } from "./directory/mapping/validate.js";
 import { OrganizationService } from "./directory/organizations/service.js";
 import {
   createObservability,
@@ -55,6 +58,8 @@ export interface AppDeps {
   readonly onRoute?: (route: RouteOptions) => void;
   /** Metrics, the SCIM request log and the audit trail; default: one built from db, clock and logger. */
   readonly observability?: Observability;
+  /** Where data mapping scripts may be read from (ROSTER_MAPPING_DIR, ROSTER_MAPPING_URL_ALLOW); default: nowhere. */
+  readonly mappingSources?: MappingSourcePolicy;
 }
 
 /** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
@@ -84,7 +89,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   const eventSink = deps.eventSink ?? webhooks.sink;
   const cursors = new CursorCodec(deps.secrets, deps.clock);
-  const mapper = new DataMapper(deps.clock);
+  const sources = new MappingSources(deps.mappingSources ?? NO_MAPPING_SOURCES);
+  const mapper = new DataMapper(deps.clock, sources, new MappingEvaluator());
+  const validateMapping = mappingValidator(sources);
+  app.addHook("onClose", () => mapper.close());
   if (observability.tracer !== undefined) {
     installRequestTracing(app, observability.tracer);
     traceMappings(mapper, observability.tracer);
@@ -110,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerScimClientRoutes(scope, {
         scimClients,
         publicUrl: deps.publicUrl,
-        validateMapping: validateMappingSource,
+        validateMapping,
         health: observability.health,
       });
       registerApiKeyRoutes(scope, {
@@ -119,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         onRateLimited: () => observability.metrics.apiKeyRateLimited(),
       });
       registerIdentityRoutes(scope, identities);
-      registerTestMappingRoute(scope, { scimClients, mapper, validateMapping: validateMappingSource });
+      registerTestMappingRoute(scope, { scimClients, mapper, validateMapping });
       registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
       registerObservabilityRoutes(scope, {
         ...observability,

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import type { LevelWithSilent } from "pino";
 import type { LogFormat } from "./platform/logger.js";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./storage/timeouts.js";
+import { allowEntryProblem } from "./directory/mapping/policy.js";
 
 /** The typed configuration of one Roster process, parsed once from ROSTER_* variables (DESIGN.md). */
 export interface Config {
@@ -26,6 +27,10 @@ export interface Config {
   readonly tracing: boolean;
   /** Bounds on every connection attempt, statement and idle transaction (storage/timeouts.ts). */
   readonly databaseTimeouts: DatabaseTimeouts;
+  /** ROSTER_MAPPING_DIR: `file://` mapping scripts only below it; undefined refuses them. */
+  readonly mappingDir: string | undefined;
+  /** ROSTER_MAPPING_URL_ALLOW: hosts, IPs or CIDR ranges `http(s)://` mapping scripts may come from; empty refuses. */
+  readonly mappingUrlAllow: readonly string[];
 }
 
 export type { LogFormat };
@@ -153,6 +158,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       100,
     ),
   };
+  const mappingUrlAllow = (get("ROSTER_MAPPING_URL_ALLOW") ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of mappingUrlAllow) {
+    const problem = allowEntryProblem(entry);
+    if (problem !== undefined) problems.push(`ROSTER_MAPPING_URL_ALLOW: ${problem}`);
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -172,6 +185,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       get("OTEL_SDK_DISABLED")?.toLowerCase() !== "true" &&
       (get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ?? get("OTEL_EXPORTER_OTLP_ENDPOINT")) !== undefined,
     databaseTimeouts,
+    mappingDir: get("ROSTER_MAPPING_DIR"),
+    mappingUrlAllow,
   };
 }
 
@@ -206,6 +221,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logFormat: config.logFormat,
     tracing: config.tracing ? "OTLP/HTTP (OTEL_* variables)" : "off",
     databaseTimeouts: config.databaseTimeouts,
+    mappingDir: config.mappingDir ?? "(unset: file:// mappings refused)",
+    mappingUrlAllow:
+      config.mappingUrlAllow.length > 0 ? config.mappingUrlAllow.join(",") : "(unset: http(s):// mappings refused)",
   };
 }
 

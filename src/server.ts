@@ -87,6 +87,7 @@ async function serve(
     publicUrl: () => publicUrl,
     webhooks,
     observability,
+    mappingSources: { dir: config.mappingDir, urlAllow: config.mappingUrlAllow },
   });
 
   let closing = false;

@@ -20,8 +20,9 @@ let dir = "";
 let n = 0;
 
 beforeAll(async () => {
-  t = await createTestApp();
   dir = mkdtempSync(join(tmpdir(), "roster-mapping-"));
+  // The scripts' directory and the local script server, allowed explicitly (docs/decisions.md "Mapping sandbox").
+  t = await createTestApp({ extra: { mappingSources: { dir, urlAllow: ["127.0.0.1"] } } });
   server = createServer((req, res) => {
     hits++;
     if (req.url === "/mapping.jsonata") res.end(CUSTOM);

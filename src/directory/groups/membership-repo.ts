@@ -1,5 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import { PREPARED } from "../../storage/database.js";
+import { isForeignKeyViolation } from "../../storage/errors.js";
+import { GroupError } from "./errors.js";
 import type { Executor } from "./repo.js";
 import type { MemberFields, MemberRef } from "./types.js";
 
@@ -64,12 +66,29 @@ export async function wouldCycle(
 }
 
 /**
- * Serialises nested-group changes of one organization (two concurrent requests could otherwise each add one half of
+ * Serialises the nesting changes of one organization (two concurrent requests could otherwise each add one half of
  * a cycle). A row lock on the organization, weak enough not to block foreign-key checks (no advisory locks: DESIGN).
+ * It comes first in the lock order of docs/decisions.md "Group membership lock order": `wait` is only used before
+ * any group row is locked; a transaction that already holds a group row asks with `try`, which never waits and
+ * answers whether the lock was free.
  */
-export async function lockNesting(db: Executor, orgId: string): Promise<void> {
-  await sql`select id from organizations where id = ${orgId} for no key update`.execute(db);
+export async function lockNesting(db: Executor, orgId: string, mode: "wait" | "try" = "wait"): Promise<boolean> {
+  const { rows } =
+    mode === "wait"
+      ? await sql`${sql.raw(PREPARED)}select id from organizations where id = ${orgId} for no key update`.execute(db)
+      : await sql`${sql.raw(PREPARED)}select id from organizations where id = ${orgId}
+          for no key update skip locked`.execute(db);
+  return rows.length === 1;
 }
+
+/** A member deleted by a concurrent request between its lookup and the insert: the request named a missing member. */
+const MEMBER_KEYS = ["group_user_members_identity_fkey", "group_group_members_member_fkey"];
+const translateMissing = (e: unknown): never => {
+  if (MEMBER_KEYS.some((key) => isForeignKeyViolation(e, key))) {
+    throw new GroupError("invalidMember", "a member was deleted while it was being added");
+  }
+  throw e;
+};
 
 const withScim = (changed: RawBuilder<unknown>): RawBuilder<MemberUser> =>
   sql<MemberUser>`${sql.raw(PREPARED)}with changed as (${changed}) select i.id, i.scim from changed join identities i on i.id = changed.identity_id`;
@@ -81,7 +100,9 @@ export async function addUsers(db: Executor, orgId: string, groupId: string, ids
     select ${groupId}, i.id, i.organization_id from identities i
     where i.organization_id = ${orgId} and i.id = any(${ids}::uuid[])
     on conflict do nothing
-    returning identity_id`).execute(db);
+    returning identity_id`)
+    .execute(db)
+    .catch(translateMissing);
   return rows;
 }
 
@@ -119,7 +140,9 @@ export async function addGroups(db: Executor, orgId: string, groupId: string, id
     select ${groupId}, g.id, g.organization_id from directory_groups g
     where g.organization_id = ${orgId} and g.id = any(${ids}::uuid[])
     on conflict do nothing
-    returning member_group_id as id`.execute(db);
+    returning member_group_id as id`
+    .execute(db)
+    .catch(translateMissing);
   return rows.map((r) => r.id);
 }
 

@@ -50,14 +50,33 @@ const describe = (p: MemberProblem): string =>
     : `member ${p.value} is a ${p.kind}, not a ${p.type ?? "member"}`;
 
 /**
+ * How the caller stands with the organization's nesting lock: `held` (taken before any group row), or `try` (a group
+ * row is held already, so the nesting lock may only be taken if it is free; see docs/decisions.md "Group membership
+ * lock order").
+ */
+export type NestingLock = "held" | "try";
+
+/**
+ * The nesting lock was busy while the transaction held a group row: waiting would invert the lock order, so the
+ * caller rolls back (nothing is written yet) and runs the request again with the nesting lock taken first.
+ */
+export class NestingLockBusy extends Error {
+  constructor() {
+    super("the organization's nesting lock is busy");
+    this.name = "NestingLockBusy";
+  }
+}
+
+/**
  * Applies membership changes in request order with set-based SQL: one classification statement for every member the
- * request names, then one statement per change and member kind, whatever the number of members (issue 4 point 6).
+ * request names, then one statement per change and member kind, whatever the number of members.
  */
 export async function applyMembership(
   trx: Transaction<Database>,
   orgId: string,
   groupId: string,
   changes: readonly MembershipChange[],
+  nesting: NestingLock,
 ): Promise<MembershipEffect> {
   const effect = new MembershipEffect();
   const named = changes.flatMap((c) => (c.kind === "add" || c.kind === "replace" ? c.members : []));
@@ -69,7 +88,8 @@ export async function applyMembership(
     for (const id of groups) groupIds.add(id);
   }
   if (groupIds.has(groupId)) throw new GroupError("cycle", "a group cannot be a member of itself");
-  if (groupIds.size > 0) await lockNesting(trx, orgId);
+  // Only adding group members can close a cycle or wait on another group's row; removals need no nesting lock.
+  if (groupIds.size > 0 && nesting === "try" && !(await lockNesting(trx, orgId, "try"))) throw new NestingLockBusy();
 
   const split = (members: readonly MemberRef[]) => ({
     users: members.filter((m) => !groupIds.has(m.value)).map((m) => m.value),

@@ -38,11 +38,29 @@ export async function findGroup(db: Executor, orgId: string, id: string, lock = 
   return row === undefined ? undefined : toGroup(row);
 }
 
-/** The group a PATCH/PUT/DELETE starts from, locked until the transaction ends (a PREPARED statement). */
+/**
+ * The group a PATCH/PUT starts from, locked until the transaction ends (a PREPARED statement). FOR NO KEY UPDATE is
+ * the lock its UPDATE takes anyway: it does not block the foreign-key checks of requests adding this group elsewhere.
+ */
 export async function lockGroup(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
   const { rows } = await sql<Selectable<DirectoryGroupsTable>>`${sql.raw(PREPARED)}select * from directory_groups
-    where organization_id = ${orgId} and id = ${id} for update`.execute(db);
+    where organization_id = ${orgId} and id = ${id} for no key update`.execute(db);
   const [row] = rows;
+  return row === undefined ? undefined : toGroup(row);
+}
+
+/**
+ * The group a DELETE starts from and the groups that contain it, locked together in id order (as every statement
+ * that locks several group rows does, so a user deletion touching the same groups never waits in the opposite order).
+ */
+export async function lockGroupAndParents(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
+  const { rows } = await sql<Selectable<DirectoryGroupsTable>>`select * from directory_groups
+    where organization_id = ${orgId}
+      and (id = ${id}
+        or id in (select group_id from group_group_members where organization_id = ${orgId} and member_group_id = ${id}))
+    order by id
+    for no key update`.execute(db);
+  const row = rows.find((r) => r.id === id);
   return row === undefined ? undefined : toGroup(row);
 }
 
@@ -100,21 +118,22 @@ export async function deleteGroup(db: Executor, orgId: string, id: string): Prom
   return row === undefined ? undefined : toGroup(row);
 }
 
-/** The groups that contain `id` directly, marked modified now: they lose a member when `id` is deleted. */
+/**
+ * The groups that contain `id` directly, marked modified now: they lose a member when `id` is deleted. Their rows
+ * are locked in id order (already held after lockGroupAndParents).
+ */
 export async function touchParentsOf(db: Executor, orgId: string, id: string, now: Date): Promise<Group[]> {
-  const rows = await db
-    .updateTable("directory_groups")
-    .set({ updated_at: now })
-    .where("organization_id", "=", orgId)
-    .where("id", "in", (eb) =>
-      eb
-        .selectFrom("group_group_members")
-        .select("group_id")
-        .where("organization_id", "=", orgId)
-        .where("member_group_id", "=", id),
+  const { rows } = await sql<Selectable<DirectoryGroupsTable>>`
+    with parents as (
+      select g.id from directory_groups g
+      where g.organization_id = ${orgId}
+        and g.id in (select group_id from group_group_members where organization_id = ${orgId} and member_group_id = ${id})
+      order by g.id
+      for no key update
     )
-    .returningAll()
-    .execute();
+    update directory_groups g set updated_at = ${now}
+    from parents where g.id = parents.id
+    returning g.*`.execute(db);
   return rows.map(toGroup);
 }
 

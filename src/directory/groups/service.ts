@@ -6,9 +6,18 @@ import type { Database } from "../../storage/schema.js";
 import type { DirectoryEvent, EventSink } from "../events.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { groupEvent, membershipEvents } from "./events.js";
-import { membersJson } from "./membership-repo.js";
-import { applyMembership } from "./memberships.js";
-import { deleteGroup, findGroup, insertGroup, listGroups, lockGroup, touchParentsOf, updateGroup } from "./repo.js";
+import { lockNesting, membersJson } from "./membership-repo.js";
+import { applyMembership, type NestingLock, NestingLockBusy } from "./memberships.js";
+import {
+  deleteGroup,
+  findGroup,
+  insertGroup,
+  listGroups,
+  lockGroup,
+  lockGroupAndParents,
+  touchParentsOf,
+  updateGroup,
+} from "./repo.js";
 import type { Group, GroupFilter, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
 
 /**
@@ -41,7 +50,7 @@ export class GroupService {
   }
 
   async create(orgId: string, client: ScimClient, input: GroupInput): Promise<Group> {
-    return this.#db.transaction().execute(async (trx) => {
+    return this.#nesting(orgId, async (trx, nesting) => {
       const now = this.#clock.now();
       const group = await insertGroup(trx, orgId, {
         id: uuidv7(now.getTime()),
@@ -49,7 +58,7 @@ export class GroupService {
         externalId: input.externalId,
         now,
       });
-      const effect = await applyMembership(trx, orgId, group.id, [{ kind: "add", members: input.members }]);
+      const effect = await applyMembership(trx, orgId, group.id, [{ kind: "add", members: input.members }], nesting);
       await this.#record(trx, client, [groupEvent("group.created", group), ...membershipEvents(group, effect)]);
       return group;
     });
@@ -74,11 +83,11 @@ export class GroupService {
     id: string,
     plan: (current: Group) => GroupPatch,
   ): Promise<Group | undefined> {
-    return this.#db.transaction().execute(async (trx) => {
+    return this.#nesting(orgId, async (trx, nesting) => {
       const current = await lockGroup(trx, orgId, id);
       if (current === undefined) return undefined;
       const change = plan(current);
-      const effect = await applyMembership(trx, orgId, id, change.membership);
+      const effect = await applyMembership(trx, orgId, id, change.membership, nesting);
       const renamed = change.displayName !== current.displayName || change.externalId !== current.externalId;
       if (!renamed && !effect.changed) return current;
 
@@ -89,10 +98,15 @@ export class GroupService {
     });
   }
 
-  /** Spec 4.3: 204; its memberships go with it, and the groups that contained it are updated. */
+  /**
+   * Spec 4.3: 204; its memberships go with it, and the groups that contained it are updated. It locks several group
+   * rows, so it takes the nesting lock first, then the group and its parents in id order (docs/decisions.md "Group
+   * membership lock order"); the delete itself then strengthens its own row's lock.
+   */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
-      const current = await lockGroup(trx, orgId, id);
+      await lockNesting(trx, orgId);
+      const current = await lockGroupAndParents(trx, orgId, id);
       if (current === undefined) return false;
       const parents = await touchParentsOf(trx, orgId, id, this.#clock.now());
       await deleteGroup(trx, orgId, id);
@@ -101,6 +115,23 @@ export class GroupService {
         ...parents.map((p) => groupEvent("group.updated", p)),
       ]);
       return true;
+    });
+  }
+
+  /**
+   * Runs `work` in a transaction that takes the nesting lock only if it is free when needed (`try`); when it is busy,
+   * rolls back and runs `work` once more with the nesting lock taken before anything else, so no transaction ever
+   * waits for the nesting lock while holding a group row (docs/decisions.md "Group membership lock order").
+   */
+  async #nesting<T>(orgId: string, work: (trx: Transaction<Database>, nesting: NestingLock) => Promise<T>): Promise<T> {
+    try {
+      return await this.#db.transaction().execute((trx) => work(trx, "try"));
+    } catch (e) {
+      if (!(e instanceof NestingLockBusy)) throw e;
+    }
+    return this.#db.transaction().execute(async (trx) => {
+      await lockNesting(trx, orgId);
+      return work(trx, "held");
     });
   }
 

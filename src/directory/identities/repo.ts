@@ -333,13 +333,19 @@ export async function touchGroupsOf(
   id: string,
   now: Date,
 ): Promise<{ id: string; display_name: string; external_id: string | null }[]> {
-  const rows = await trx
-    .updateTable("directory_groups")
-    .set({ updated_at: now })
-    .where("organization_id", "=", orgId)
-    .where("id", "in", (eb) => eb.selectFrom("group_user_members").select("group_id").where("identity_id", "=", id))
-    .returning(["id", "display_name", "external_id"])
-    .execute();
+  // Locked in id order, as every statement that locks several group rows does (docs/decisions.md "Group membership
+  // lock order"), so a user deletion and a group deletion never wait on each other's group rows.
+  const { rows } = await sql<{ id: string; display_name: string; external_id: string | null }>`
+    with locked as (
+      select g.id from directory_groups g
+      where g.organization_id = ${orgId}
+        and g.id in (select group_id from group_user_members where identity_id = ${id})
+      order by g.id
+      for no key update
+    )
+    update directory_groups g set updated_at = ${now}
+    from locked where g.id = locked.id
+    returning g.id, g.display_name, g.external_id`.execute(trx);
   return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 

@@ -1,21 +1,31 @@
 import jsonata from "jsonata";
 import { invalidArgument } from "../../admin/errors.js";
+import { MappingError } from "./errors.js";
+import type { MappingSources } from "./source.js";
 
 const URL_SCHEMES = ["https://", "http://", "file://", "base64://"];
 
-/** A mapping is a JSONata expression, or a URL to fetch one from; expressions must at least compile. */
-export async function validateMappingSource(source: string): Promise<void> {
-  const trimmed = source.trim();
-  if (trimmed === "") throw invalidArgument("mapping must not be empty");
-  if (URL_SCHEMES.some((s) => trimmed.toLowerCase().startsWith(s))) {
-    if (trimmed.toLowerCase().startsWith("base64://")) {
-      compile(Buffer.from(trimmed.slice("base64://".length), "base64").toString("utf8"));
-    } else if (!URL.canParse(trimmed)) {
-      throw invalidArgument("mapping URL is not a valid URL");
+/**
+ * A mapping is a JSONata expression, or a URL to fetch one from; expressions must at least compile, and a URL must
+ * be one the source policy would read (checked again, resolved, whenever it is read).
+ */
+export function mappingValidator(sources: MappingSources): (source: string) => Promise<void> {
+  return async (source) => {
+    const trimmed = source.trim();
+    if (trimmed === "") throw invalidArgument("mapping must not be empty");
+    const lower = trimmed.toLowerCase();
+    if (!URL_SCHEMES.some((s) => lower.startsWith(s))) return compile(trimmed);
+    if (lower.startsWith("base64://")) {
+      return compile(Buffer.from(trimmed.slice("base64://".length), "base64").toString("utf8"));
     }
-    return;
-  }
-  compile(trimmed);
+    if (!URL.canParse(trimmed)) throw invalidArgument("mapping URL is not a valid URL");
+    try {
+      sources.check(trimmed);
+    } catch (e) {
+      if (e instanceof MappingError) throw invalidArgument(`mapping source refused: ${e.message}`);
+      throw e;
+    }
+  };
 }
 
 function compile(expression: string): void {
