@@ -1,4 +1,10 @@
 import type { FastifyInstance } from "fastify";
+import {
+  ExtensionDeclarationError,
+  type ExtensionDeclaration,
+  parseExtensions,
+  type UnknownExtensions,
+} from "../../directory/scim-clients/extensions.js";
 import type { ScimClient, ScimClientChanges, ScimClientService } from "../../directory/scim-clients/service.js";
 import { randomToken } from "../../platform/ids.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
@@ -29,6 +35,8 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "webhook.url",
     "webhook.secret",
     "log_webhook_events",
+    "extensions",
+    "unknown_extensions",
   ],
   immutable: ["client_id", "organization_id", "scim_base_url", "create_time", "update_time"],
 };
@@ -67,6 +75,8 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       product: optionalString(body, "product", 256) ?? "",
       webhook: parseWebhook(optionalObject(body, "webhook")),
       logWebhookEvents: optionalBoolean(body, "log_webhook_events") ?? false,
+      extensions: extensionsOf(body.extensions),
+      unknownExtensions: unknownExtensionsOf(body.unknown_extensions),
     });
     if (!result.ok) {
       if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
@@ -168,6 +178,12 @@ async function toChanges(
       case "webhook.secret":
         changes.webhookSecret = value === undefined ? null : str(value, path);
         break;
+      case "extensions":
+        changes.extensions = extensionsOf(value);
+        break;
+      case "unknown_extensions":
+        changes.unknownExtensions = unknownExtensionsOf(value);
+        break;
       case "webhook": {
         // AIP-161: naming the sub-object replaces it whole; an omitted secret is cleared.
         const webhook = parseWebhook(value === undefined ? undefined : requireObject(value, path));
@@ -178,6 +194,22 @@ async function toChanges(
     }
   }
   return changes;
+}
+
+function extensionsOf(value: unknown): ExtensionDeclaration[] {
+  try {
+    return parseExtensions(value);
+  } catch (e) {
+    if (e instanceof ExtensionDeclarationError) throw invalidArgument(e.message);
+    throw e;
+  }
+}
+
+/** docs/scim-extensions.md: "reject" (the default) answers 400 to an undeclared schema URN; "store" keeps it. */
+function unknownExtensionsOf(value: unknown): UnknownExtensions {
+  if (value === undefined || value === null || value === "reject") return "reject";
+  if (value === "store") return "store";
+  throw invalidArgument('unknown_extensions must be "reject" or "store"');
 }
 
 function parseWebhook(webhook: JsonObject | undefined): { url: string; secret: string | null } | null {
@@ -212,6 +244,8 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     product: c.product,
     webhook: c.webhookUrl === null ? null : { url: c.webhookUrl, secret_set: c.webhookSecretSealed !== null },
     log_webhook_events: c.logWebhookEvents,
+    extensions: c.extensions as unknown as JsonObject[],
+    unknown_extensions: c.unknownExtensions,
     create_time: c.createTime.toISOString(),
     update_time: c.updateTime.toISOString(),
     ...extra,

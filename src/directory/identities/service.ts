@@ -8,7 +8,8 @@ import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
 import { burnVerification, hashPassword, verifyPassword } from "../passwords.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { columnsOf, identifierKey, identifiersOf, primaryEmail, sameJson } from "./document.js";
-import { IdentityConflictError } from "./errors.js";
+import { ExtensionConflictError, IdentityConflictError } from "./errors.js";
+import { extensionValuesOf, sameExtensionValues } from "./extension-values.js";
 import * as repo from "./repo.js";
 import type {
   GroupRef,
@@ -21,6 +22,13 @@ import type {
   UserText,
   UserWrite,
 } from "./types.js";
+
+/**
+ * Whether a document whose `schemas` array reads as this JSON text may be returned as stored: every schema in it is
+ * one the reading client sees whole (another client's extension, or an attribute it never returns, needs the
+ * object path).
+ */
+export type PlainSchemas = (schemasText: string) => boolean;
 
 export type VerifyResult =
   | { readonly ok: true; readonly identity: Identity }
@@ -59,6 +67,7 @@ export class IdentityService {
     const traits = await mapping.evaluate({ id, ...write.scim });
     const passwordHash = write.password === undefined ? null : await hashPassword(write.password);
     const identifiers = identifiersOf(write.scim);
+    const extensionValues = extensionValuesOf(write.scim, client.indexedAttributes);
     try {
       const row = await repo.createUser(
         this.#db,
@@ -73,9 +82,11 @@ export class IdentityService {
         },
         identifiers,
         (when) => this.#events.inline(client, [this.#event("user.created", id, write.scim)], when),
+        extensionValues,
       );
       return { user: toStoredUser(row, view.groups ? [] : undefined), linked: false };
     } catch (e) {
+      if (isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY)) throw new ExtensionConflictError();
       if (!isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
     }
     const owners = await repo.identifierOwners(
@@ -95,18 +106,19 @@ export class IdentityService {
    * without parsing the document; a user whose rendering needs object work (the manager's displayName, a document
    * holding a key the server owns) comes back as a StoredUser instead.
    */
-  async getText(orgId: string, id: string): Promise<UserText | StoredUser | undefined> {
+  async getText(orgId: string, id: string, plain: PlainSchemas): Promise<UserText | StoredUser | undefined> {
     const row = await repo.findUserText(this.#reads, orgId, id);
-    return row === undefined ? undefined : fromTextRow(orgId, row);
+    return row === undefined ? undefined : fromTextRow(orgId, row, plain);
   }
 
   async listText(
     orgId: string,
     filter: UserFilter | undefined,
     page: UserPage,
+    plain: PlainSchemas,
   ): Promise<{ rows: (UserText | StoredUser)[]; total?: number }> {
     const { rows, total } = await repo.listUsersText(this.#reads, orgId, filter, page);
-    const users = rows.map((row) => fromTextRow(orgId, row));
+    const users = rows.map((row) => fromTextRow(orgId, row, plain));
     return total === undefined ? { rows: users } : { rows: users, total };
   }
 
@@ -137,7 +149,7 @@ export class IdentityService {
       if (sameJson(current.scim, write.scim)) {
         return toStoredUser(current, view.groups ? (current.groups ?? []) : undefined);
       }
-      if (sameIdentifiers(current.scim, write.scim)) {
+      if (sameIdentifiers(current.scim, write.scim) && sameIndexed(client, current.scim, write.scim)) {
         const traits = await mapping.evaluate({ id, ...write.scim });
         const row = await repo.updateUserAt(
           this.#db,
@@ -206,10 +218,20 @@ export class IdentityService {
         );
         identifiers = added.map((x) => x.value);
         await repo.insertIdentifiers(trx, orgId, id, added);
+        if (!sameIndexed(client, current.scim, write.scim)) {
+          await repo.replaceExtensionValues(
+            trx,
+            orgId,
+            id,
+            client.indexedAttributes.map((a) => a.key),
+            extensionValuesOf(write.scim, client.indexedAttributes),
+          );
+        }
         await this.#record(trx, client, "user.updated", id, write.scim);
         return toStoredUser(row, view.groups ? (row.groups ?? []) : undefined);
       });
     } catch (e) {
+      if (isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY)) throw new ExtensionConflictError();
       if (!isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
       throw conflictOf(orgId, id, await repo.identifierOwners(this.#db, identifiers));
     }
@@ -294,6 +316,15 @@ export class IdentityService {
   }
 }
 
+/** Whether two documents have the same values in the client's extension index (always, for most clients). */
+function sameIndexed(client: ScimClient, a: UserDocument, b: UserDocument): boolean {
+  if (client.indexedAttributes.length === 0) return true;
+  return sameExtensionValues(
+    extensionValuesOf(a, client.indexedAttributes),
+    extensionValuesOf(b, client.indexedAttributes),
+  );
+}
+
 /** Whether two documents have the same identifiers (values and kinds): a write that keeps them leaves their rows. */
 function sameIdentifiers(a: UserDocument, b: UserDocument): boolean {
   const before = identifiersOf(a);
@@ -346,12 +377,12 @@ function splitSchemas(text: string): { schemas: string; body: string } | undefin
   return { schemas, body: before + after };
 }
 
-function fromTextRow(orgId: string, row: repo.UserTextRow): UserText | StoredUser {
+function fromTextRow(orgId: string, row: repo.UserTextRow, plain: PlainSchemas): UserText | StoredUser {
   const groups = row.groups;
   const created = repo.isoFromUtcText(row.created);
   const lastModified = repo.isoFromUtcText(row.updated);
   const split = row.manager_display_name === null && !row.owned ? splitSchemas(row.scim) : undefined;
-  if (split === undefined) {
+  if (split === undefined || !plain(split.schemas)) {
     return {
       id: row.id,
       organizationId: orgId,

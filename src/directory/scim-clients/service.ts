@@ -5,6 +5,13 @@ import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.j
 import { hashSecret, type SecretBox } from "../../platform/crypto.js";
 import type { Clock } from "../../platform/clock.js";
 import { ScimClientCache } from "./cache.js";
+import {
+  type ExtensionDeclaration,
+  type IndexedAttribute,
+  indexedAttributesOf,
+  storedExtensions,
+  type UnknownExtensions,
+} from "./extensions.js";
 
 /** A SCIM client = a directory sync connection (DESIGN.md "Domain"). */
 export interface ScimClient {
@@ -20,6 +27,11 @@ export interface ScimClient {
   /** Sealed with ROSTER_SECRETS; open it only to sign a delivery. */
   readonly webhookSecretSealed: string | null;
   readonly logWebhookEvents: boolean;
+  /** Declared custom schema extensions (docs/scim-extensions.md). */
+  readonly extensions: readonly ExtensionDeclaration[];
+  readonly unknownExtensions: UnknownExtensions;
+  /** The extension attributes whose values are indexed for eq filters and uniqueness; empty for most clients. */
+  readonly indexedAttributes: readonly IndexedAttribute[];
   readonly createTime: Date;
   readonly updateTime: Date;
 }
@@ -35,6 +47,8 @@ export interface ScimClientInput {
   readonly product: string;
   readonly webhook: { readonly url: string; readonly secret: string | null } | null;
   readonly logWebhookEvents: boolean;
+  readonly extensions?: readonly ExtensionDeclaration[];
+  readonly unknownExtensions?: UnknownExtensions;
 }
 
 /** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
@@ -48,6 +62,8 @@ export interface ScimClientChanges {
   webhookUrl?: string | null;
   webhookSecret?: string | null;
   logWebhookEvents?: boolean;
+  extensions?: readonly ExtensionDeclaration[];
+  unknownExtensions?: UnknownExtensions;
 }
 
 export type CreateResult =
@@ -89,6 +105,8 @@ export class ScimClientService {
           webhook_secret_sealed:
             input.webhook?.secret === null || input.webhook === null ? null : this.#box.seal(input.webhook.secret),
           log_webhook_events: input.logWebhookEvents,
+          extensions: JSON.stringify(input.extensions ?? []),
+          unknown_extensions: input.unknownExtensions ?? "reject",
           create_time: now,
           update_time: now,
         })
@@ -132,6 +150,8 @@ export class ScimClientService {
       set.webhook_secret_sealed = changes.webhookSecret === null ? null : this.#box.seal(changes.webhookSecret);
     }
     if (changes.logWebhookEvents !== undefined) set.log_webhook_events = changes.logWebhookEvents;
+    if (changes.extensions !== undefined) set.extensions = JSON.stringify(changes.extensions);
+    if (changes.unknownExtensions !== undefined) set.unknown_extensions = changes.unknownExtensions;
     this.#cache.forget(clientId);
     const row = await this.#db
       .updateTable("scim_clients")
@@ -157,18 +177,24 @@ export class ScimClientService {
   }
 }
 
-export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => ({
-  clientId: row.client_id,
-  organizationId: row.organization_id,
-  name: row.name,
-  secretHash: row.secret_hash,
-  autoLink: row.auto_link,
-  mapping: row.mapping,
-  tenant: row.tenant,
-  product: row.product,
-  webhookUrl: row.webhook_url,
-  webhookSecretSealed: row.webhook_secret_sealed,
-  logWebhookEvents: row.log_webhook_events,
-  createTime: row.create_time,
-  updateTime: row.update_time,
-});
+export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
+  const extensions = storedExtensions(row.extensions);
+  return {
+    clientId: row.client_id,
+    organizationId: row.organization_id,
+    name: row.name,
+    secretHash: row.secret_hash,
+    autoLink: row.auto_link,
+    mapping: row.mapping,
+    tenant: row.tenant,
+    product: row.product,
+    webhookUrl: row.webhook_url,
+    webhookSecretSealed: row.webhook_secret_sealed,
+    logWebhookEvents: row.log_webhook_events,
+    extensions,
+    unknownExtensions: row.unknown_extensions,
+    indexedAttributes: indexedAttributesOf(extensions),
+    createTime: row.create_time,
+    updateTime: row.update_time,
+  };
+};
