@@ -92,7 +92,7 @@ const RESERVED_URNS = [
  * qualified path (RFC 7644 §3.10), so the URN itself must not end in a colon.
  */
 const URN_RE =
-  /^urn:[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]:[A-Za-z0-9()+,\-.=@;$_!*'%/:]*[A-Za-z0-9()+,\-.=@;$_!*'%/]$/;
+  /^urn:[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]:[A-Za-z0-9()+,\-.=@;$_!*'%/:]*[A-Za-z0-9()+,\-.=@;$_!*'%/]$/i;
 /** RFC 7643 §2.1: ATTRNAME = ALPHA *(nameChar), nameChar = "-" / "_" / DIGIT / ALPHA. */
 const ATTRNAME_RE = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
