@@ -128,7 +128,9 @@ class Patcher {
     const { urn, name } = splitSchemaPrefix(key);
     if (urn === undefined || canonicalSchemaUrn(this.resource, urn, this.registry) !== undefined) return false;
     const holder = Object.keys(this.target).find((k) => k.toLowerCase() === key.toLowerCase());
-    if (holder !== undefined || isObject(value) || (value === undefined && op === "remove")) {
+    const parentHeld = Object.keys(this.target).some((k) => k.toLowerCase() === urn.toLowerCase());
+    // `urn:…:attr` under an object already kept is a member of it; otherwise an object value starts a new one.
+    if (!parentHeld && (holder !== undefined || isObject(value) || (value === undefined && op === "remove"))) {
       const whole = holder ?? key;
       if (op === "remove" || value === null) delete this.target[whole];
       else if (!isObject(value)) throw badRequest("invalidValue", `${key} must be an object`);
