@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /** Okta custom attributes under an external namespace: create, read, GET-then-PUT, filter. */
 const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
@@ -113,5 +113,22 @@ describe("Okta custom attributes", () => {
       expect(res.statusCode, filter).toBe(400);
       expect(res.json().scimType).toBe("invalidFilter");
     }
+  });
+
+  it("making an attribute filterable later indexes the users that already hold a value", async () => {
+    const quiet = OKTA_EXTENSION.attributes.map((a) => ({ name: a.name, type: a.type }));
+    const c = await seedClient(t, { extensions: [{ ...OKTA_EXTENSION, attributes: quiet }] });
+    const id = (
+      await scim(t, c, "POST", "/Users", { userName: "late@acme.example", [OKTA_URN]: { costCode: "Late-1" } })
+    ).json().id;
+    const filter = `/Users?filter=${encodeURIComponent('costCode eq "late-1"')}`;
+    expect((await scim(t, c, "GET", filter)).statusCode).toBe(400);
+    const patched = await adminCall(t, "PATCH", `/scimClients/${c.clientId}?update_mask=extensions`, {
+      extensions: [OKTA_EXTENSION],
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const found = await scim(t, c, "GET", filter);
+    expect(found.statusCode, found.body).toBe(200);
+    expect(found.json().Resources.map((u: { id: string }) => u.id)).toEqual([id]);
   });
 });

@@ -4,6 +4,7 @@ import { executePrepared, prepared } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import { organizationTotal } from "../resource-counts.js";
 import type { Identifier } from "./document.js";
+import type { IndexedAttribute } from "../scim-clients/extensions.js";
 import type { ExtensionValue } from "./extension-values.js";
 import type { CursorPage, GroupRef, OffsetPage, UserFilter, UserPage } from "./types.js";
 
@@ -328,6 +329,33 @@ export async function replaceExtensionValues(
       })),
     )
     .execute();
+}
+
+/**
+ * Rebuilds the extension index of an organization for attributes a client newly indexes (or indexes differently),
+ * from the stored documents: one statement per attribute over the organization's users. A value that several users
+ * already repeat keeps its first holder only (ON CONFLICT DO NOTHING on the unique index).
+ */
+export async function reindexExtensionAttributes(
+  trx: Transaction<Database>,
+  orgId: string,
+  attributes: readonly IndexedAttribute[],
+): Promise<void> {
+  for (const a of attributes) {
+    await trx
+      .deleteFrom("identity_extension_values")
+      .where("organization_id", "=", orgId)
+      .where("attribute", "=", a.key)
+      .execute();
+    const raw = sql<string>`i.scim -> ${a.schema}::text ->> ${a.name}::text`;
+    await sql`insert into identity_extension_values (identity_id, organization_id, attribute, value, is_unique)
+      select i.id, i.organization_id, ${a.key}, ${a.caseExact ? raw : sql`lower(${raw})`}, ${a.unique}
+      from identities i
+      where i.organization_id = ${orgId} and jsonb_typeof(i.scim -> ${a.schema}::text -> ${a.name}::text) = 'string'
+        and ${raw} <> ''
+      order by i.id
+      on conflict do nothing`.execute(trx);
+  }
 }
 
 export async function updateUser(

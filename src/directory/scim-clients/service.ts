@@ -4,6 +4,7 @@ import type { ScimClientsTable } from "../../storage/schema.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
 import { hashSecret, type SecretBox } from "../../platform/crypto.js";
 import type { Clock } from "../../platform/clock.js";
+import { reindexExtensionAttributes } from "../identities/repo.js";
 import { ScimClientCache } from "./cache.js";
 import {
   type ExtensionDeclaration,
@@ -153,12 +154,32 @@ export class ScimClientService {
     if (changes.extensions !== undefined) set.extensions = JSON.stringify(changes.extensions);
     if (changes.unknownExtensions !== undefined) set.unknown_extensions = changes.unknownExtensions;
     this.#cache.forget(clientId);
-    const row = await this.#db
-      .updateTable("scim_clients")
-      .set(set as never)
-      .where("client_id", "=", clientId)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await this.#db.transaction().execute(async (trx) => {
+      const before =
+        changes.extensions === undefined
+          ? undefined
+          : await trx
+              .selectFrom("scim_clients")
+              .select("extensions")
+              .where("client_id", "=", clientId)
+              .forUpdate()
+              .executeTakeFirst();
+      const updated = await trx
+        .updateTable("scim_clients")
+        .set(set as never)
+        .where("client_id", "=", clientId)
+        .returningAll()
+        .executeTakeFirst();
+      if (updated !== undefined && before !== undefined && changes.extensions !== undefined) {
+        // Users written before an attribute became filterable or unique are indexed now (docs/scim-extensions.md).
+        const old = indexedAttributesOf(storedExtensions(before.extensions));
+        const fresh = indexedAttributesOf(changes.extensions).filter(
+          (a) => !old.some((o) => o.key === a.key && o.caseExact === a.caseExact && o.unique === a.unique),
+        );
+        await reindexExtensionAttributes(trx, updated.organization_id, fresh);
+      }
+      return updated;
+    });
     // Forget again: a request may have re-read the old row while this update was in flight.
     this.#cache.forget(clientId);
     return row === undefined ? undefined : toScimClient(row);
