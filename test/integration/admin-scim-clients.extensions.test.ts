@@ -14,7 +14,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const create = (body: Record<string, unknown>) => adminCall(t, "POST", "/scimClients", { organization_id: orgId, ...body });
+const create = (body: Record<string, unknown>) =>
+  adminCall(t, "POST", "/scimClients", { organization_id: orgId, ...body });
 const refused = async (extensions: unknown, message: RegExp) => {
   const res = await create({ extensions });
   expect(res.statusCode, res.body).toBe(400);
@@ -97,7 +98,10 @@ describe("refused declarations", () => {
   });
 
   it("two extensions of one client with the same or overlapping URNs", async () => {
-    await refused([OKTA_EXTENSION, { ...OKTA_EXTENSION, schema: "URN:okta:acme:1.0:USER" }], /clashes with the extension/);
+    await refused(
+      [OKTA_EXTENSION, { ...OKTA_EXTENSION, schema: "URN:okta:acme:1.0:USER" }],
+      /clashes with the extension/,
+    );
     await refused(
       [OKTA_EXTENSION, { ...OKTA_EXTENSION, schema: "urn:okta:acme:1.0:user:more" }],
       /clashes with the extension/,
@@ -131,7 +135,11 @@ describe("refused declarations", () => {
     await refused(one({ name: "a", multiValued: true, uniqueness: "server" }), /may be filterable or unique/);
     await refused(one({ name: "a", type: "complex" }), /subAttributes must be a non-empty array/);
     await refused(
-      one({ name: "a", type: "complex", subAttributes: [{ name: "b", type: "complex", subAttributes: [{ name: "c" }] }] }),
+      one({
+        name: "a",
+        type: "complex",
+        subAttributes: [{ name: "b", type: "complex", subAttributes: [{ name: "c" }] }],
+      }),
       /cannot be complex/,
     );
     await refused([{ ...OKTA_EXTENSION, resource: "Group" }], /only User extensions/);

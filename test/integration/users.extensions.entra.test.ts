@@ -39,7 +39,13 @@ describe("Entra custom attributes", () => {
 
   it("PATCH with a URN-qualified path (op Add) sets the attribute", async () => {
     const { user } = await created();
-    const res = await scim(t, entra, "PATCH", `/Users/${user.id}`, idpBody("entra-patch-custom-attribute", { costCenterCode: "NEW-1" }));
+    const res = await scim(
+      t,
+      entra,
+      "PATCH",
+      `/Users/${user.id}`,
+      idpBody("entra-patch-custom-attribute", { costCenterCode: "NEW-1" }),
+    );
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()[CONTOSO_URN].costCenterCode).toBe("NEW-1");
     const read = await scim(t, entra, "GET", `/Users/${user.id}`);
@@ -63,7 +69,10 @@ describe("Entra custom attributes", () => {
   it("PATCH reaches a complex attribute's sub-attribute, removes attributes, and the emptied extension leaves schemas", async () => {
     const { user } = await created();
     const patch = (Operations: unknown[]) =>
-      scim(t, entra, "PATCH", `/Users/${user.id}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations });
+      scim(t, entra, "PATCH", `/Users/${user.id}`, {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        Operations,
+      });
     const sub = await patch([{ op: "add", path: `${CONTOSO_URN}:homeSite.floor`, value: 4 }]);
     expect(sub.statusCode, sub.body).toBe(200);
     expect(sub.json()[CONTOSO_URN].homeSite).toEqual({ floor: 4 });

@@ -62,7 +62,13 @@ describe("Okta custom attributes", () => {
   it("Okta's GET-then-PUT replaces the extension: omitted attributes are gone", async () => {
     const v = unique();
     const id = (await scim(t, okta, "POST", "/Users", idpBody("okta-create-user-custom", v))).json().id;
-    const put = await scim(t, okta, "PUT", `/Users/${id}`, idpBody("okta-put-user-custom", { ...v, id, costCode: "CC-new" }));
+    const put = await scim(
+      t,
+      okta,
+      "PUT",
+      `/Users/${id}`,
+      idpBody("okta-put-user-custom", { ...v, id, costCode: "CC-new" }),
+    );
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json()[OKTA_URN]).toEqual({ costCode: "CC-new", badgeId: v.badgeId });
     const { [OKTA_URN]: _dropped, ...withoutExtension } = idpBody("okta-put-user-custom", { ...v, id, costCode: "x" });
@@ -86,7 +92,12 @@ describe("Okta custom attributes", () => {
     expect(await find(`${OKTA_URN}:badgeId eq "${v.badgeId}"`)).toEqual([id]);
     expect(await find(`${OKTA_URN}:badgeId eq "${v.badgeId.toLowerCase()}"`)).toEqual([]);
     // Cursor pages and projections take the same filter.
-    const cursor = await scim(t, okta, "GET", `/Users?cursor=&filter=${encodeURIComponent(`costCode eq "${v.costCode}"`)}`);
+    const cursor = await scim(
+      t,
+      okta,
+      "GET",
+      `/Users?cursor=&filter=${encodeURIComponent(`costCode eq "${v.costCode}"`)}`,
+    );
     expect(cursor.json().Resources.map((u: { id: string }) => u.id)).toEqual([id]);
     const projected = await scim(
       t,
@@ -94,13 +105,21 @@ describe("Okta custom attributes", () => {
       "GET",
       `/Users?attributes=${OKTA_URN}:costCode&filter=${encodeURIComponent(`costCode eq "${v.costCode}"`)}`,
     );
-    expect(projected.json().Resources).toEqual([{ schemas: [USER, OKTA_URN], id, [OKTA_URN]: { costCode: v.costCode } }]);
+    expect(projected.json().Resources).toEqual([
+      { schemas: [USER, OKTA_URN], id, [OKTA_URN]: { costCode: v.costCode } },
+    ]);
   });
 
   it("a changed value moves in the index; the old value no longer finds the user", async () => {
     const v = unique();
     const id = (await scim(t, okta, "POST", "/Users", idpBody("okta-create-user-custom", v))).json().id;
-    await scim(t, okta, "PUT", `/Users/${id}`, idpBody("okta-put-user-custom", { ...v, id, costCode: `${v.costCode}-moved` }));
+    await scim(
+      t,
+      okta,
+      "PUT",
+      `/Users/${id}`,
+      idpBody("okta-put-user-custom", { ...v, id, costCode: `${v.costCode}-moved` }),
+    );
     const count = async (value: string) =>
       (await scim(t, okta, "GET", `/Users?filter=${encodeURIComponent(`costCode eq "${value}"`)}`)).json().totalResults;
     expect(await count(v.costCode)).toBe(0);
@@ -108,7 +127,12 @@ describe("Okta custom attributes", () => {
   });
 
   it("attributes that are not filterable, and other operators, stay invalidFilter", async () => {
-    for (const filter of [`${OKTA_URN}:isContractor eq "true"`, `level eq "3"`, `costCode co "CC"`, `urn:other:1:x eq "1"`]) {
+    for (const filter of [
+      `${OKTA_URN}:isContractor eq "true"`,
+      `level eq "3"`,
+      `costCode co "CC"`,
+      `urn:other:1:x eq "1"`,
+    ]) {
       const res = await scim(t, okta, "GET", `/Users?filter=${encodeURIComponent(filter)}`);
       expect(res.statusCode, filter).toBe(400);
       expect(res.json().scimType).toBe("invalidFilter");

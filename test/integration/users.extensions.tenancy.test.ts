@@ -43,7 +43,12 @@ describe("two clients of one organization", () => {
     expect(seen.statusCode).toBe(200);
     expect(seen.json()[OKTA_URN]).toBeUndefined();
     expect(seen.json().schemas).toEqual([USER]);
-    const listed = await scim(t, entra, "GET", `/Users?filter=${encodeURIComponent('userName eq "shared1@acme.example"')}`);
+    const listed = await scim(
+      t,
+      entra,
+      "GET",
+      `/Users?filter=${encodeURIComponent('userName eq "shared1@acme.example"')}`,
+    );
     expect(listed.json().Resources[0]).toEqual(seen.json());
     expect((await scim(t, okta, "GET", `/Users/${id}`)).json()[OKTA_URN]).toEqual({ costCode: "CC-shared" });
   });
@@ -52,7 +57,12 @@ describe("two clients of one organization", () => {
     const body = { userName: "shared2@acme.example", [CONTOSO_URN]: { costCenterCode: "x" } };
     const write = await scim(t, okta, "POST", "/Users", body);
     expect(write.statusCode).toBe(400);
-    const filter = await scim(t, okta, "GET", `/Users?filter=${encodeURIComponent(`${CONTOSO_URN}:costCenterCode eq "x"`)}`);
+    const filter = await scim(
+      t,
+      okta,
+      "GET",
+      `/Users?filter=${encodeURIComponent(`${CONTOSO_URN}:costCenterCode eq "x"`)}`,
+    );
     expect(filter.statusCode).toBe(400);
     expect((await scim(t, okta, "GET", `/Schemas/${CONTOSO_URN}`)).statusCode).toBe(404);
   });

@@ -70,7 +70,9 @@ describe("unique extension attributes", () => {
   });
 
   it("concurrent creates with one value: exactly one wins (the index decides, not a check)", async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, () => scim(t, entra, "POST", "/Users", user("EB-race"))));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => scim(t, entra, "POST", "/Users", user("EB-race"))),
+    );
     const codes = results.map((r) => r.statusCode).sort();
     expect(codes).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
   });

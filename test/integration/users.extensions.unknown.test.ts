@@ -48,14 +48,16 @@ describe("undeclared extensions", () => {
     const read = await scim(t, storing, "GET", `/Users/${res.json().id}`);
     expect(read.json()).toEqual(res.json());
     // Declared extensions are still validated.
-    const bad = await scim(t, storing, "POST", "/Users", { userName: "kept2@acme.example", [OKTA_URN]: { level: "x" } });
+    const bad = await scim(t, storing, "POST", "/Users", {
+      userName: "kept2@acme.example",
+      [OKTA_URN]: { level: "x" },
+    });
     expect(bad.statusCode).toBe(400);
   });
 
   it("PATCH edits the kept object as sent; PUT without it drops it", async () => {
-    const id = (
-      await scim(t, storing, "POST", "/Users", { userName: "kept3@acme.example", [EXTRA]: { a: 1 } })
-    ).json().id;
+    const id = (await scim(t, storing, "POST", "/Users", { userName: "kept3@acme.example", [EXTRA]: { a: 1 } })).json()
+      .id;
     const patched = await scim(t, storing, "PATCH", `/Users/${id}`, {
       schemas: [PATCH_OP],
       Operations: [
