@@ -1,7 +1,11 @@
 import type { Projection } from "../query/projection.js";
-import type { SchemaRegistry } from "../schema/registry.js";
+import { ENTERPRISE_USER_SCHEMA, type SchemaRegistry, USER_SCHEMA } from "../schema/registry.js";
 
 type Json = Record<string, unknown>;
+
+/** The `schemas` arrays of users with no custom extension, as jsonb writes them: plain for every registry. */
+const CORE_ONLY = JSON.stringify([USER_SCHEMA]);
+const CORE_AND_ENTERPRISE = `["${USER_SCHEMA}", "${ENTERPRISE_USER_SCHEMA}"]`;
 
 /** Where kept objects of undeclared schema URNs go: after every declared key, before meta. */
 export const VERBATIM_RANK = 1_000_000;
@@ -51,6 +55,7 @@ export function hiddenOf(registry: SchemaRegistry, out: Json, projection: Projec
  * per-key work: every URN in it is one this registry returns whole. The standard shapes are answered without parsing.
  */
 export function isPlainSchemas(registry: SchemaRegistry, schemasText: string): boolean {
+  if (schemasText === CORE_ONLY || schemasText === CORE_AND_ENTERPRISE) return true;
   const known = registry.memo("users.plain", () => new Map<string, boolean>());
   const hit = known.get(schemasText);
   if (hit !== undefined) return hit;

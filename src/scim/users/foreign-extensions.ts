@@ -1,5 +1,5 @@
 import type { UserDocument, UserWrite } from "../../directory/identities/types.js";
-import { CORE_REGISTRY, type SchemaRegistry } from "../schema/registry.js";
+import { CORE_REGISTRY, ENTERPRISE_USER_SCHEMA, type SchemaRegistry } from "../schema/registry.js";
 
 type Json = Record<string, unknown>;
 
@@ -7,7 +7,12 @@ const isUrn = (key: string): boolean => key.length > 4 && key.slice(0, 4).toLowe
 
 /** Whether a stored document holds anything beyond the standard schemas (cheap: a key scan). */
 export const hasForeign = (doc: UserDocument): boolean => {
-  for (const key of Object.keys(doc)) if (isUrn(key) && CORE_REGISTRY.findSchema(key) === undefined) return true;
+  for (const key in doc) {
+    // Most keys are core attribute names; the stored enterprise key has the registry's spelling.
+    const c = key.charCodeAt(0);
+    if ((c !== 117 && c !== 85) || key === ENTERPRISE_USER_SCHEMA) continue; // "u", "U"
+    if (isUrn(key) && CORE_REGISTRY.findSchema(key) === undefined) return true;
+  }
   return false;
 };
 
