@@ -81,4 +81,16 @@ describe("unique extension attributes", () => {
     const elsewhere = await seedClient(t, { extensions: [CONTOSO_EXTENSION] });
     expect((await scim(t, elsewhere, "POST", "/Users", user("EB-1"))).statusCode).toBe(201);
   });
+
+  it("with auto_link, a retried create links to the user holding the value instead of answering 409", async () => {
+    const linking = await seedClient(t, { extensions: [CONTOSO_EXTENSION], auto_link: true });
+    const body = user("EB-retry");
+    const first = await scim(t, linking, "POST", "/Users", body);
+    expect(first.statusCode).toBe(201);
+    const retry = await scim(t, linking, "POST", "/Users", body);
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.json().id).toBe(first.json().id);
+    const stranger = await scim(t, linking, "POST", "/Users", user("EB-retry"));
+    expect(stranger.statusCode).toBe(409);
+  });
 });

@@ -68,6 +68,7 @@ export class IdentityService {
     const passwordHash = write.password === undefined ? null : await hashPassword(write.password);
     const identifiers = identifiersOf(write.scim);
     const extensionValues = extensionValuesOf(write.scim, client.indexedAttributes);
+    let extensionConflict = false;
     try {
       const row = await repo.createUser(
         this.#db,
@@ -86,8 +87,11 @@ export class IdentityService {
       );
       return { user: toStoredUser(row, view.groups ? [] : undefined), linked: false };
     } catch (e) {
-      if (isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY)) throw new ExtensionConflictError();
-      if (!isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
+      const extensionClash = isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY);
+      // With auto_link, a retried create may meet its own unique extension value: link as for its userName.
+      if (extensionClash && !client.autoLink) throw new ExtensionConflictError();
+      if (!extensionClash && !isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
+      if (extensionClash) extensionConflict = true;
     }
     const owners = await repo.identifierOwners(
       this.#db,
@@ -98,6 +102,7 @@ export class IdentityService {
       const user = await this.update(orgId, client, target, () => write, view);
       if (user !== undefined) return { user, linked: true };
     }
+    if (extensionConflict) throw new ExtensionConflictError();
     throw conflictOf(orgId, undefined, owners);
   }
 

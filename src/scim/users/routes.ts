@@ -116,7 +116,10 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     const registry = registryOf(client);
     const write = validateUser(req.body, registry);
     // RFC 7644 §3.5.1: PUT replaces what this client sees; another client's extensions stay.
-    const change = (current: Record<string, unknown>) => withForeign(write, splitForeign(current, registry).foreign);
+    const change = (current: Record<string, unknown>) =>
+      registry === CORE_REGISTRY && !hasForeign(current)
+        ? write
+        : withForeign(write, splitForeign(current, registry).foreign);
     const user = await translated(() =>
       identities.update(client.organizationId, client, id, change, viewOf(projection)),
     );
