@@ -44,8 +44,9 @@ interface Collected {
 
 /**
  * Issue 3 point 2 and spec 2.1/2.2: a POST/PUT body (or a patched document) → the document to store, typed by the
- * schema registry. Unknown attributes of known schemas are ignored; read-only ones (id, groups, meta) too; a body
- * keyed by an unknown schema URN is 400. `active` defaults to true (spec 3).
+ * schema registry — the client's, with its declared extensions (docs/scim-extensions.md). Unknown attributes of known
+ * schemas are ignored; read-only ones (id, groups, meta) too; a body keyed by an unknown schema URN is 400 unless
+ * the client keeps such objects verbatim. `active` defaults to true (spec 3).
  */
 export function validateUser(body: unknown, registry: SchemaRegistry = CORE_REGISTRY): UserWrite {
   if (!isObject(body)) throw invalidSyntax("the request body must be a JSON object");
