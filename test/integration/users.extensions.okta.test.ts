@@ -155,4 +155,33 @@ describe("Okta custom attributes", () => {
     expect(found.statusCode, found.body).toBe(200);
     expect(found.json().Resources.map((u: { id: string }) => u.id)).toEqual([id]);
   });
+
+  it("an immutable attribute is set once; changing or removing it by PUT or PATCH is 400 mutability", async () => {
+    const attributes = [...OKTA_EXTENSION.attributes, { name: "hireId", mutability: "immutable" }];
+    const c = await seedClient(t, { extensions: [{ ...OKTA_EXTENSION, attributes }] });
+    const id = (
+      await scim(t, c, "POST", "/Users", { userName: "imm@acme.example", [OKTA_URN]: { costCode: "1" } })
+    ).json().id;
+    const patch = (value: unknown, op = "replace") =>
+      scim(t, c, "PATCH", `/Users/${id}`, {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        Operations: [{ op, path: `${OKTA_URN}:hireId`, value }],
+      });
+    expect((await patch("H-1", "add")).statusCode).toBe(200);
+    expect((await patch("H-1")).statusCode).toBe(200);
+    const changed = await patch("H-2");
+    expect(changed.statusCode).toBe(400);
+    expect(changed.json().scimType).toBe("mutability");
+    expect((await patch(undefined, "remove")).statusCode).toBe(400);
+    const put = await scim(t, c, "PUT", `/Users/${id}`, {
+      userName: "imm@acme.example",
+      [OKTA_URN]: { costCode: "2" },
+    });
+    expect(put.statusCode).toBe(400);
+    const kept = await scim(t, c, "PUT", `/Users/${id}`, {
+      userName: "imm@acme.example",
+      [OKTA_URN]: { costCode: "2", hireId: "H-1" },
+    });
+    expect(kept.statusCode, kept.body).toBe(200);
+  });
 });

@@ -63,3 +63,23 @@ export function storedVerbatim(scim: JsonObject, verbatim: ReadonlyMap<string, R
     (scim.schemas as JsonValue[]).push(urn);
   }
 }
+
+/**
+ * RFC 7643 §2.2 `immutable`: a declared attribute may be set while it has no value, never changed or removed after
+ * (400 mutability, as RFC 7644 §3.5.2 answers a forbidden modification). Compared as stored, per extension object.
+ */
+export function checkImmutable(registry: SchemaRegistry, before: JsonObject, after: JsonObject): void {
+  for (const schema of registry.schemasFor("User")) {
+    if (STANDARD.has(schema.id)) continue;
+    const old = before[schema.id];
+    if (!isObject(old)) continue;
+    const fresh = after[schema.id];
+    for (const attribute of schema.attributes) {
+      if (attribute.mutability !== "immutable" || old[attribute.name] === undefined) continue;
+      const next = isObject(fresh) ? fresh[attribute.name] : undefined;
+      if (JSON.stringify(next) !== JSON.stringify(old[attribute.name])) {
+        throw badRequest("mutability", `${schema.id}:${attribute.name} is immutable once set`);
+      }
+    }
+  }
+}

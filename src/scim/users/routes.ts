@@ -14,7 +14,9 @@ import { includes, type Projection } from "../query/projection.js";
 import { rawArray, stringifyWithRaw } from "../raw-json.js";
 import { indexedAttribute, registryOf } from "../schema/client-registry.js";
 import { CORE_REGISTRY, type SchemaRegistry } from "../schema/registry.js";
+import type { JsonObject } from "../patch/types.js";
 import { isPlainSchemas } from "./extension-render.js";
+import { checkImmutable } from "./extension-rules.js";
 import { hasForeign, splitForeign, withForeign } from "./foreign-extensions.js";
 import { isUserText, renderUser, renderUserText, userLocation, userTextRenderer } from "./serialize.js";
 import { validateUser } from "./validate.js";
@@ -116,10 +118,11 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     const registry = registryOf(client);
     const write = validateUser(req.body, registry);
     // RFC 7644 §3.5.1: PUT replaces what this client sees; another client's extensions stay.
-    const change = (current: Record<string, unknown>) =>
-      registry === CORE_REGISTRY && !hasForeign(current)
-        ? write
-        : withForeign(write, splitForeign(current, registry).foreign);
+    const change = (current: Record<string, unknown>) => {
+      if (registry === CORE_REGISTRY && !hasForeign(current)) return write;
+      checkImmutable(registry, current as JsonObject, write.scim as JsonObject);
+      return withForeign(write, splitForeign(current, registry).foreign);
+    };
     const user = await translated(() =>
       identities.update(client.organizationId, client, id, change, viewOf(projection)),
     );
@@ -139,7 +142,9 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
       }
       const { own, foreign } = splitForeign(current, registry);
       const patched = applyPatch("User", own as Parameters<typeof applyPatch>[1], req.body, registry).resource;
-      return withForeign(validateUser(patched, registry), foreign);
+      const write = validateUser(patched, registry);
+      checkImmutable(registry, own as JsonObject, write.scim as JsonObject);
+      return withForeign(write, foreign);
     };
     const user = await translated(() =>
       identities.update(client.organizationId, client, id, change, viewOf(projection)),
