@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRecordingApp, type RecordingApp } from "../helpers/events.js";
-import { CONTOSO_EXTENSION, CONTOSO_URN } from "../helpers/extensions.js";
+import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /** The data mapping and webhooks see extension attributes. */
@@ -58,5 +58,40 @@ describe("extension attributes in the data mapping and webhooks", () => {
     const raw = event?.data.raw as Record<string, unknown>;
     expect(raw[CONTOSO_URN]).toEqual({ costCenterCode: "CC-9" });
     expect(raw.schemas).toContain(CONTOSO_URN);
+  });
+
+  it("another client's webhook raw leaves out extensions it did not declare", async () => {
+    const secret = "other-client-secret-1";
+    const other = await adminCall(r.t, "POST", "/scimClients", {
+      organization_id: entra.organizationId,
+      secret,
+      extensions: [OKTA_EXTENSION],
+    });
+    const okta: SeededClient = {
+      ...entra,
+      clientId: other.json().client_id,
+      secret,
+      base: `/scim/${other.json().client_id}/v2`,
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/scim+json" },
+    };
+    const id = (
+      await scim(r.t, entra, "POST", "/Users", {
+        userName: "two@contoso.example",
+        [CONTOSO_URN]: { costCenterCode: "C" },
+      })
+    ).json().id;
+    await r.recorder.clear();
+    const put = await scim(r.t, okta, "PUT", `/Users/${id}`, {
+      userName: "two@contoso.example",
+      [OKTA_URN]: { costCode: "O" },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const [event] = (await r.recorder.events()).filter((e) => e.kind === "user.updated");
+    const raw = event?.data.raw as Record<string, unknown>;
+    expect(raw[OKTA_URN]).toEqual({ costCode: "O" });
+    expect(raw[CONTOSO_URN]).toBeUndefined();
+    expect(raw.schemas).not.toContain(CONTOSO_URN);
+    // The user keeps both; each client reads its own.
+    expect((await scim(r.t, entra, "GET", `/Users/${id}`)).json()[CONTOSO_URN]).toEqual({ costCenterCode: "C" });
   });
 });

@@ -10,6 +10,7 @@ import type { ScimClient } from "../scim-clients/service.js";
 import { columnsOf, identifierKey, identifiersOf, primaryEmail, sameJson } from "./document.js";
 import { ExtensionConflictError, IdentityConflictError } from "./errors.js";
 import { extensionValuesOf, sameExtensionValues } from "./extension-values.js";
+import { visibleTo } from "./visible.js";
 import * as repo from "./repo.js";
 import type {
   GroupRef,
@@ -82,7 +83,7 @@ export class IdentityService {
           now,
         },
         identifiers,
-        (when) => this.#events.inline(client, [this.#event("user.created", id, write.scim)], when),
+        (when) => this.#events.inline(client, [this.#event(client, "user.created", id, write.scim)], when),
         extensionValues,
       );
       return { user: toStoredUser(row, view.groups ? [] : undefined), linked: false };
@@ -163,7 +164,7 @@ export class IdentityService {
           current.version,
           { ...columnsOf(write.scim), scim: write.scim, traits, now: this.#clock.now() },
           view.groups,
-          (when) => this.#events.inline(client, [this.#event("user.updated", id, write.scim)], when),
+          (when) => this.#events.inline(client, [this.#event(client, "user.updated", id, write.scim)], when),
         );
         if (row !== undefined) return toStoredUser(row, view.groups ? (row.groups ?? []) : undefined);
       }
@@ -252,7 +253,7 @@ export class IdentityService {
       const deleted = await repo.deleteUser(trx, orgId, id);
       if (deleted === undefined) return false;
       // The same data as a group PATCH's group.user_removed (groups/events.ts membershipEvents).
-      const member = { ...deleted.scim, id };
+      const member = { ...visibleTo(client, deleted.scim), id };
       const removed: DirectoryEvent[] = groups.map((g) => ({
         kind: "group.user_removed",
         resourceId: g.id,
@@ -263,7 +264,7 @@ export class IdentityService {
       }));
       await this.#events.record(trx, client, [
         ...removed,
-        { kind: "user.deleted", resourceId: id, data: userEventData({ id, ...deleted.scim }) },
+        { kind: "user.deleted", resourceId: id, data: userEventData({ id, ...visibleTo(client, deleted.scim) }) },
       ]);
       return true;
     });
@@ -313,11 +314,12 @@ export class IdentityService {
     id: string,
     scim: UserDocument,
   ): Promise<void> {
-    await this.#events.record(trx, client, [this.#event(kind, id, scim)]);
+    await this.#events.record(trx, client, [this.#event(client, kind, id, scim)]);
   }
 
-  #event(kind: DirectoryEvent["kind"], id: string, scim: UserDocument): DirectoryEvent {
-    return { kind, resourceId: id, data: userEventData({ id, ...scim }) };
+  /** A webhook's `raw` is the user as the client sees it (another client's extensions left out). */
+  #event(client: ScimClient, kind: DirectoryEvent["kind"], id: string, scim: UserDocument): DirectoryEvent {
+    return { kind, resourceId: id, data: userEventData({ id, ...visibleTo(client, scim) }) };
   }
 }
 
