@@ -3,7 +3,7 @@ import { ScimError } from "./errors.js";
 import { CURSOR_TTL_SECONDS, DEFAULT_COUNT, FILTER_MAX_RESULTS, MAX_COUNT } from "./limits.js";
 import { refuseOtherMethods } from "./plugin.js";
 import { LIST_RESPONSE_SCHEMA } from "./render.js";
-import { RESOURCE_TYPES, SCHEMAS } from "./schema/registry.js";
+import { registryOf } from "./schema/client-registry.js";
 import type { ResourceTypeDefinition, SchemaDefinition } from "./schema/types.js";
 
 const SPC_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
@@ -78,17 +78,21 @@ export function registerDiscoveryRoutes(scope: FastifyInstance, baseUrlOf: (clie
   const base = (params: unknown) => baseUrlOf((params as { clientId: string }).clientId);
 
   scope.get("/ServiceProviderConfig", async (req) => serviceProviderConfig(base(req.params)));
+  // Each client sees the standard schemas plus the extensions it declared (docs/scim-extensions.md).
   scope.get("/ResourceTypes", async (req) =>
-    listOf(RESOURCE_TYPES.map((rt) => resourceTypeJson(rt, base(req.params)))),
+    listOf(registryOf(req.scimClient).resourceTypes.map((rt) => resourceTypeJson(rt, base(req.params)))),
   );
   scope.get<{ Params: { id: string } }>("/ResourceTypes/:id", async (req) => {
-    const rt = RESOURCE_TYPES.find((r) => r.id.toLowerCase() === req.params.id.toLowerCase());
+    const types = registryOf(req.scimClient).resourceTypes;
+    const rt = types.find((r) => r.id.toLowerCase() === req.params.id.toLowerCase());
     if (rt === undefined) throw new ScimError(404, undefined, `resource type ${req.params.id} not found`);
     return resourceTypeJson(rt, base(req.params));
   });
-  scope.get("/Schemas", async (req) => listOf(SCHEMAS.map((s) => schemaJson(s, base(req.params)))));
+  scope.get("/Schemas", async (req) =>
+    listOf(registryOf(req.scimClient).schemas.map((s) => schemaJson(s, base(req.params)))),
+  );
   scope.get<{ Params: { id: string } }>("/Schemas/:id", async (req) => {
-    const schema = SCHEMAS.find((s) => s.id.toLowerCase() === req.params.id.toLowerCase());
+    const schema = registryOf(req.scimClient).findSchema(req.params.id);
     if (schema === undefined) throw new ScimError(404, undefined, `schema ${req.params.id} not found`);
     return schemaJson(schema, base(req.params));
   });

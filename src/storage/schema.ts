@@ -7,6 +7,7 @@ export interface Database {
   instance_settings: InstanceSettingsTable;
   identities: IdentitiesTable;
   identity_identifiers: IdentityIdentifiersTable;
+  identity_extension_values: IdentityExtensionValuesTable;
   directory_groups: DirectoryGroupsTable;
   group_user_members: GroupUserMembersTable;
   group_group_members: GroupGroupMembersTable;
@@ -46,6 +47,9 @@ export interface ScimClientsTable {
   webhook_secret_sealed: string | null;
   log_webhook_events: Generated<boolean>;
   request_log: Generated<RequestLogMode>;
+  /** Declared custom schema extensions (directory/scim-clients/extensions.ts ExtensionDeclaration[]). */
+  extensions: ColumnType<unknown, string | undefined, string>;
+  unknown_extensions: Generated<"reject" | "store">;
   create_time: ColumnType<Date, Date | string | undefined, never>;
   update_time: Timestamp;
   secret_rotate_time: Date | null;
@@ -85,6 +89,17 @@ export interface IdentityIdentifiersTable {
   identity_id: string;
   organization_id: string;
   kind: "userName" | "email";
+}
+
+/** The values of filterable or unique extension attributes (0010-scim-extensions). */
+export interface IdentityExtensionValuesTable {
+  identity_id: string;
+  organization_id: string;
+  /** `<schema URN>:<attribute>`, lower-cased. */
+  attribute: string;
+  /** The value as compared: lower-cased unless the attribute is caseExact. */
+  value: string;
+  is_unique: boolean;
 }
 
 export interface DirectoryGroupsTable {

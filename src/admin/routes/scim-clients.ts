@@ -6,6 +6,12 @@ import {
   type ScimClientChanges,
   type ScimClientService,
 } from "../../directory/scim-clients/service.js";
+import {
+  ExtensionDeclarationError,
+  type ExtensionDeclaration,
+  parseExtensions,
+  type UnknownExtensions,
+} from "../../directory/scim-clients/extensions.js";
 import { randomToken } from "../../platform/ids.js";
 import type { RequestLogMode } from "../../storage/schema.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
@@ -37,6 +43,8 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "webhook.secret",
     "log_webhook_events",
     "request_log",
+    "extensions",
+    "unknown_extensions",
   ],
   immutable: [
     "client_id",
@@ -90,6 +98,8 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       webhook: parseWebhook(optionalObject(body, "webhook")),
       logWebhookEvents: optionalBoolean(body, "log_webhook_events") ?? false,
       requestLog: parseRequestLogMode(body.request_log) ?? "errors",
+      extensions: extensionsOf(body.extensions),
+      unknownExtensions: unknownExtensionsOf(body.unknown_extensions),
     });
     if (!result.ok) {
       if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
@@ -210,6 +220,12 @@ async function toChanges(
       case "webhook.secret":
         changes.webhookSecret = value === undefined || value === "" ? null : validateWebhookSecret(str(value, path));
         break;
+      case "extensions":
+        changes.extensions = extensionsOf(value);
+        break;
+      case "unknown_extensions":
+        changes.unknownExtensions = unknownExtensionsOf(value);
+        break;
       case "webhook": {
         // AIP-161: naming the sub-object replaces it whole; an omitted secret is cleared.
         const webhook = parseWebhook(value === undefined ? undefined : requireObject(value, path));
@@ -220,6 +236,22 @@ async function toChanges(
     }
   }
   return changes;
+}
+
+function extensionsOf(value: unknown): ExtensionDeclaration[] {
+  try {
+    return parseExtensions(value);
+  } catch (e) {
+    if (e instanceof ExtensionDeclarationError) throw invalidArgument(e.message);
+    throw e;
+  }
+}
+
+/** docs/scim-extensions.md: "reject" (the default) answers 400 to an undeclared schema URN; "store" keeps it. */
+function unknownExtensionsOf(value: unknown): UnknownExtensions {
+  if (value === undefined || value === null || value === "reject") return "reject";
+  if (value === "store") return "store";
+  throw invalidArgument('unknown_extensions must be "reject" or "store"');
 }
 
 function parseWebhook(webhook: JsonObject | undefined): { url: string; secret: string | null } | null {
@@ -276,6 +308,8 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     previous_secret_expire_time: c.previousSecretExpireTime?.toISOString() ?? null,
     previous_secret_last_used_time: c.previousSecretLastUsedTime?.toISOString() ?? null,
     request_log: c.requestLog,
+    extensions: c.extensions as unknown as JsonObject[],
+    unknown_extensions: c.unknownExtensions,
     create_time: c.createTime.toISOString(),
     update_time: c.updateTime.toISOString(),
     ...extra,

@@ -3,6 +3,7 @@ import { MappingError } from "../../directory/mapping/errors.js";
 import type { DataMapper } from "../../directory/mapping/mapper.js";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
 import { ScimError } from "../../scim/errors.js";
+import { registryOf } from "../../scim/schema/client-registry.js";
 import { validateUser } from "../../scim/users/validate.js";
 import { invalidArgument, notFound } from "../errors.js";
 import { optionalString, requireObject } from "../validate.js";
@@ -29,7 +30,8 @@ export function registerTestMappingRoute(scope: FastifyInstance, deps: TestMappi
       if (override !== undefined) await deps.validateMapping(override);
       let user: Record<string, unknown>;
       try {
-        user = validateUser(requireObject(body.user, "user")).scim;
+        // The client's declared extensions are validated and kept, so a mapping can turn them into traits.
+        user = validateUser(requireObject(body.user, "user"), registryOf(client)).scim;
       } catch (e) {
         if (e instanceof ScimError) throw invalidArgument(`user is not a valid SCIM user: ${e.detail ?? ""}`);
         throw e;

@@ -4,12 +4,16 @@ import { executePrepared, prepared } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import { organizationTotal } from "../resource-counts.js";
 import type { Identifier } from "./document.js";
+import type { IndexedAttribute } from "../scim-clients/extensions.js";
+import type { ExtensionValue } from "./extension-values.js";
 import type { CursorPage, GroupRef, OffsetPage, UserFilter, UserPage } from "./types.js";
 
 /** Kysely only: every query filters on the organization and is served by an index of 0001-foundation. */
 type Executor = Db | Transaction<Database>;
 
 export const IDENTIFIERS_KEY = "identity_identifiers_value_key";
+/** The partial unique index that enforces `uniqueness: "server"` of extension attributes (0010-scim-extensions). */
+export const EXTENSION_UNIQUE_KEY = "identity_extension_values_unique_key";
 
 export interface UserRow {
   id: string;
@@ -264,6 +268,7 @@ export async function createUser(
   row: IdentityValues & { id: string; organization_id: string; password_hash: string | null; now: Date },
   identifiers: readonly Identifier[],
   also: Also,
+  extensionValues: readonly ExtensionValue[] = [],
 ): Promise<UserRow> {
   const { rows } = await sql<UserRow>`${sql.raw(PREPARED)}
     with u as (
@@ -277,11 +282,80 @@ export async function createUser(
       insert into identity_identifiers (value, kind, identity_id, organization_id)
       select v.value, v.kind, u.id, u.organization_id
       from u, unnest(${identifiers.map((x) => x.value)}::text[], ${identifiers.map((x) => x.kind)}::text[]) as v(value, kind)
-    )${alsoClause(also)}
+    )${extensionClause(extensionValues)}${alsoClause(also)}
     select * from u`.execute(db);
   const [inserted] = rows;
   if (inserted === undefined) throw new Error("insert returned no row");
   return inserted;
+}
+
+/** The extension index rows of a new identity, as a clause of createUser (nothing for most clients). */
+const extensionClause = (values: readonly ExtensionValue[]) =>
+  values.length === 0
+    ? sql``
+    : sql`, ev as (
+      insert into identity_extension_values (identity_id, organization_id, attribute, value, is_unique)
+      select u.id, u.organization_id, v.attribute, v.value, v.is_unique
+      from u, unnest(${values.map((x) => x.attribute)}::text[], ${values.map((x) => x.value)}::text[],
+        ${values.map((x) => x.unique)}::boolean[]) as v(attribute, value, is_unique)
+    )`;
+
+/**
+ * Replaces an identity's rows of the extension index for the attributes `keys` (those the writing client
+ * indexes; other clients' rows stay). A taken unique value fails with EXTENSION_UNIQUE_KEY.
+ */
+export async function replaceExtensionValues(
+  trx: Transaction<Database>,
+  orgId: string,
+  identityId: string,
+  keys: readonly string[],
+  values: readonly ExtensionValue[],
+): Promise<void> {
+  await trx
+    .deleteFrom("identity_extension_values")
+    .where("identity_id", "=", identityId)
+    .where("attribute", "in", keys)
+    .execute();
+  if (values.length === 0) return;
+  await trx
+    .insertInto("identity_extension_values")
+    .values(
+      values.map((v) => ({
+        identity_id: identityId,
+        organization_id: orgId,
+        attribute: v.attribute,
+        value: v.value,
+        is_unique: v.unique,
+      })),
+    )
+    .execute();
+}
+
+/**
+ * Rebuilds the extension index of an organization for attributes a client newly indexes (or indexes differently),
+ * from the stored documents: one statement per attribute over the organization's users. A value that several users
+ * already repeat keeps its first holder only (ON CONFLICT DO NOTHING on the unique index).
+ */
+export async function reindexExtensionAttributes(
+  trx: Transaction<Database>,
+  orgId: string,
+  attributes: readonly IndexedAttribute[],
+): Promise<void> {
+  for (const a of attributes) {
+    await trx
+      .deleteFrom("identity_extension_values")
+      .where("organization_id", "=", orgId)
+      .where("attribute", "=", a.key)
+      .execute();
+    const raw = sql<string>`i.scim -> ${a.schema}::text ->> ${a.name}::text`;
+    await sql`insert into identity_extension_values (identity_id, organization_id, attribute, value, is_unique)
+      select i.id, i.organization_id, ${a.key}, ${a.caseExact ? raw : sql`lower(${raw})`}, ${a.unique}
+      from identities i
+      where i.organization_id = ${orgId} and jsonb_typeof(i.scim -> ${a.schema}::text -> ${a.name}::text) = 'string'
+        and ${raw} <> ''
+      order by i.id
+      on conflict do nothing`.execute(trx);
+  }
 }
 
 export async function updateUser(
@@ -391,11 +465,12 @@ export async function identifierOwners(db: Executor, values: readonly string[]):
     .execute();
 }
 
+type ColumnFilter = { readonly attribute: "userName" | "externalId" | "employeeNumber"; readonly value: string };
+const isColumnFilter = (filter: UserFilter): filter is ColumnFilter =>
+  filter.attribute !== "groups.value" && filter.attribute !== "extension";
+
 /** The filters an index answers with a row or a few (see listUsersText), as the condition on `i`. */
-const UNIQUE_FILTERS: Record<
-  Exclude<UserFilter["attribute"], "groups.value">,
-  (value: string) => RawBuilder<SqlBool>
-> = {
+const UNIQUE_FILTERS: Record<ColumnFilter["attribute"], (value: string) => RawBuilder<SqlBool>> = {
   // identities_org_user_name_idx is on lower(user_name): the same expression must appear here.
   userName: (value) => sql`lower(i.user_name) = lower(${value})`,
   externalId: (value) => sql`i.external_id = ${value}`,
@@ -405,7 +480,20 @@ const UNIQUE_FILTERS: Record<
 function filtered(db: Executor, orgId: string, filter: UserFilter | undefined) {
   const q = db.selectFrom("identities as i").where("i.organization_id", "=", orgId);
   if (filter === undefined) return q;
-  if (filter.attribute !== "groups.value") return q.where(UNIQUE_FILTERS[filter.attribute](filter.value));
+  if (isColumnFilter(filter)) return q.where(UNIQUE_FILTERS[filter.attribute](filter.value));
+  if (filter.attribute === "extension") {
+    // One index for every tenant's extension attributes: identity_extension_values_lookup_idx.
+    return q.where(
+      "i.id",
+      "in",
+      db
+        .selectFrom("identity_extension_values as x")
+        .select("x.identity_id")
+        .where("x.organization_id", "=", orgId)
+        .where("x.attribute", "=", filter.key)
+        .where("x.value", "=", filter.value),
+    );
+  }
   // Spec 4.7.7: direct members only, through group_user_members_pkey (group_id, identity_id).
   return q.where(
     "i.id",
@@ -489,7 +577,7 @@ export async function listUsersText(
   }
   const count = countOf(db, orgId, filter);
   if (page.limit === 0) return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
-  if (filter !== undefined && filter.attribute !== "groups.value") {
+  if (filter !== undefined && isColumnFilter(filter)) {
     const unique = UNIQUE_FILTERS[filter.attribute];
     // An IdP's lookup (`userName eq`, `externalId eq`): a row or none. One plain statement — the total as a window
     // count of the few matching rows, the groups as a scalar subquery — instead of the page machinery below.

@@ -8,7 +8,9 @@ import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
 import { burnVerification, hashPassword, verifyPassword } from "../passwords.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { columnsOf, identifierKey, identifiersOf, primaryEmail, sameJson } from "./document.js";
-import { IdentityConflictError } from "./errors.js";
+import { ExtensionConflictError, IdentityConflictError } from "./errors.js";
+import { extensionValuesOf, sameExtensionValues } from "./extension-values.js";
+import { visibleTo } from "./visible.js";
 import * as repo from "./repo.js";
 import type {
   GroupRef,
@@ -21,6 +23,13 @@ import type {
   UserText,
   UserWrite,
 } from "./types.js";
+
+/**
+ * Whether a document whose `schemas` array reads as this JSON text may be returned as stored: every schema in it is
+ * one the reading client sees whole (another client's extension, or an attribute it never returns, needs the
+ * object path).
+ */
+export type PlainSchemas = (schemasText: string) => boolean;
 
 export type VerifyResult =
   | { readonly ok: true; readonly identity: Identity }
@@ -59,6 +68,8 @@ export class IdentityService {
     const traits = await mapping.evaluate({ id, ...write.scim });
     const passwordHash = write.password === undefined ? null : await hashPassword(write.password);
     const identifiers = identifiersOf(write.scim);
+    const extensionValues = extensionValuesOf(write.scim, client.indexedAttributes);
+    let extensionConflict = false;
     try {
       const row = await repo.createUser(
         this.#db,
@@ -72,11 +83,16 @@ export class IdentityService {
           now,
         },
         identifiers,
-        (when) => this.#events.inline(client, [this.#event("user.created", id, write.scim)], when),
+        (when) => this.#events.inline(client, [this.#event(client, "user.created", id, write.scim)], when),
+        extensionValues,
       );
       return { user: toStoredUser(row, view.groups ? [] : undefined), linked: false };
     } catch (e) {
-      if (!isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
+      const extensionClash = isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY);
+      // With auto_link, a retried create may meet its own unique extension value: link as for its userName.
+      if (extensionClash && !client.autoLink) throw new ExtensionConflictError();
+      if (!extensionClash && !isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
+      if (extensionClash) extensionConflict = true;
     }
     const owners = await repo.identifierOwners(
       this.#db,
@@ -87,6 +103,7 @@ export class IdentityService {
       const user = await this.update(orgId, client, target, () => write, view);
       if (user !== undefined) return { user, linked: true };
     }
+    if (extensionConflict) throw new ExtensionConflictError();
     throw conflictOf(orgId, undefined, owners);
   }
 
@@ -95,18 +112,19 @@ export class IdentityService {
    * without parsing the document; a user whose rendering needs object work (the manager's displayName, a document
    * holding a key the server owns) comes back as a StoredUser instead.
    */
-  async getText(orgId: string, id: string): Promise<UserText | StoredUser | undefined> {
+  async getText(orgId: string, id: string, plain: PlainSchemas): Promise<UserText | StoredUser | undefined> {
     const row = await repo.findUserText(this.#reads, orgId, id);
-    return row === undefined ? undefined : fromTextRow(orgId, row);
+    return row === undefined ? undefined : fromTextRow(orgId, row, plain);
   }
 
   async listText(
     orgId: string,
     filter: UserFilter | undefined,
     page: UserPage,
+    plain: PlainSchemas,
   ): Promise<{ rows: (UserText | StoredUser)[]; total?: number }> {
     const { rows, total } = await repo.listUsersText(this.#reads, orgId, filter, page);
-    const users = rows.map((row) => fromTextRow(orgId, row));
+    const users = rows.map((row) => fromTextRow(orgId, row, plain));
     return total === undefined ? { rows: users } : { rows: users, total };
   }
 
@@ -137,7 +155,7 @@ export class IdentityService {
       if (sameJson(current.scim, write.scim)) {
         return toStoredUser(current, view.groups ? (current.groups ?? []) : undefined);
       }
-      if (sameIdentifiers(current.scim, write.scim)) {
+      if (sameIdentifiers(current.scim, write.scim) && sameIndexed(client, current.scim, write.scim)) {
         const traits = await mapping.evaluate({ id, ...write.scim });
         const row = await repo.updateUserAt(
           this.#db,
@@ -146,7 +164,7 @@ export class IdentityService {
           current.version,
           { ...columnsOf(write.scim), scim: write.scim, traits, now: this.#clock.now() },
           view.groups,
-          (when) => this.#events.inline(client, [this.#event("user.updated", id, write.scim)], when),
+          (when) => this.#events.inline(client, [this.#event(client, "user.updated", id, write.scim)], when),
         );
         if (row !== undefined) return toStoredUser(row, view.groups ? (row.groups ?? []) : undefined);
       }
@@ -206,10 +224,20 @@ export class IdentityService {
         );
         identifiers = added.map((x) => x.value);
         await repo.insertIdentifiers(trx, orgId, id, added);
+        if (!sameIndexed(client, current.scim, write.scim)) {
+          await repo.replaceExtensionValues(
+            trx,
+            orgId,
+            id,
+            client.indexedAttributes.map((a) => a.key),
+            extensionValuesOf(write.scim, client.indexedAttributes),
+          );
+        }
         await this.#record(trx, client, "user.updated", id, write.scim);
         return toStoredUser(row, view.groups ? (row.groups ?? []) : undefined);
       });
     } catch (e) {
+      if (isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY)) throw new ExtensionConflictError();
       if (!isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
       throw conflictOf(orgId, id, await repo.identifierOwners(this.#db, identifiers));
     }
@@ -225,7 +253,7 @@ export class IdentityService {
       const deleted = await repo.deleteUser(trx, orgId, id);
       if (deleted === undefined) return false;
       // The same data as a group PATCH's group.user_removed (groups/events.ts membershipEvents).
-      const member = { ...deleted.scim, id };
+      const member = { ...visibleTo(client, deleted.scim), id };
       const removed: DirectoryEvent[] = groups.map((g) => ({
         kind: "group.user_removed",
         resourceId: g.id,
@@ -236,7 +264,7 @@ export class IdentityService {
       }));
       await this.#events.record(trx, client, [
         ...removed,
-        { kind: "user.deleted", resourceId: id, data: userEventData({ id, ...deleted.scim }) },
+        { kind: "user.deleted", resourceId: id, data: userEventData({ id, ...visibleTo(client, deleted.scim) }) },
       ]);
       return true;
     });
@@ -286,12 +314,22 @@ export class IdentityService {
     id: string,
     scim: UserDocument,
   ): Promise<void> {
-    await this.#events.record(trx, client, [this.#event(kind, id, scim)]);
+    await this.#events.record(trx, client, [this.#event(client, kind, id, scim)]);
   }
 
-  #event(kind: DirectoryEvent["kind"], id: string, scim: UserDocument): DirectoryEvent {
-    return { kind, resourceId: id, data: userEventData({ id, ...scim }) };
+  /** A webhook's `raw` is the user as the client sees it (another client's extensions left out). */
+  #event(client: ScimClient, kind: DirectoryEvent["kind"], id: string, scim: UserDocument): DirectoryEvent {
+    return { kind, resourceId: id, data: userEventData({ id, ...visibleTo(client, scim) }) };
   }
+}
+
+/** Whether two documents have the same values in the client's extension index (always, for most clients). */
+function sameIndexed(client: ScimClient, a: UserDocument, b: UserDocument): boolean {
+  if (client.indexedAttributes.length === 0) return true;
+  return sameExtensionValues(
+    extensionValuesOf(a, client.indexedAttributes),
+    extensionValuesOf(b, client.indexedAttributes),
+  );
 }
 
 /** Whether two documents have the same identifiers (values and kinds): a write that keeps them leaves their rows. */
@@ -346,12 +384,12 @@ function splitSchemas(text: string): { schemas: string; body: string } | undefin
   return { schemas, body: before + after };
 }
 
-function fromTextRow(orgId: string, row: repo.UserTextRow): UserText | StoredUser {
+function fromTextRow(orgId: string, row: repo.UserTextRow, plain: PlainSchemas): UserText | StoredUser {
   const groups = row.groups;
   const created = repo.isoFromUtcText(row.created);
   const lastModified = repo.isoFromUtcText(row.updated);
   const split = row.manager_display_name === null && !row.owned ? splitSchemas(row.scim) : undefined;
-  if (split === undefined) {
+  if (split === undefined || !plain(split.schemas)) {
     return {
       id: row.id,
       organizationId: orgId,

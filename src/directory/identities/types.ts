@@ -49,10 +49,17 @@ export interface ReadView {
 }
 
 /** Spec 4.7.2: the indexed filters of GET /Users. */
-export interface UserFilter {
-  readonly attribute: "userName" | "externalId" | "employeeNumber" | "groups.value";
-  readonly value: string;
-}
+export type UserFilter =
+  | {
+      readonly attribute: "userName" | "externalId" | "employeeNumber" | "groups.value";
+      readonly value: string;
+    }
+  | {
+      /** An indexed extension attribute: `key` as the extension index stores it, `value` already case-folded. */
+      readonly attribute: "extension";
+      readonly key: string;
+      readonly value: string;
+    };
 
 /** Offset page (count + OFFSET) or keyset page (`id > afterId`, never OFFSET). */
 export type UserPage = OffsetPage | CursorPage;

@@ -4,7 +4,15 @@ import type { RequestLogMode, ScimClientsTable } from "../../storage/schema.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
 import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.js";
 import type { Clock } from "../../platform/clock.js";
+import { reindexExtensionAttributes } from "../identities/repo.js";
 import { ScimClientCache } from "./cache.js";
+import {
+  type ExtensionDeclaration,
+  type IndexedAttribute,
+  indexedAttributesOf,
+  storedExtensions,
+  type UnknownExtensions,
+} from "./extensions.js";
 
 /** The longest grace period of a secret rotation: an IdP's secret can be updated within a week. */
 export const MAX_SECRET_GRACE_SECONDS = 7 * 86_400;
@@ -27,6 +35,11 @@ export interface ScimClient {
   readonly logWebhookEvents: boolean;
   /** Which of its SCIM requests the request log keeps (docs/operations.md). */
   readonly requestLog: RequestLogMode;
+  /** Declared custom schema extensions (docs/scim-extensions.md). */
+  readonly extensions: readonly ExtensionDeclaration[];
+  readonly unknownExtensions: UnknownExtensions;
+  /** The extension attributes whose values are indexed for eq filters and uniqueness; empty for most clients. */
+  readonly indexedAttributes: readonly IndexedAttribute[];
   readonly createTime: Date;
   readonly updateTime: Date;
   /** When the secret last changed (`:rotateSecret`, or a PATCH of `secret`); null if never since creation. */
@@ -50,6 +63,8 @@ export interface ScimClientInput {
   readonly webhook: { readonly url: string; readonly secret: string | null } | null;
   readonly logWebhookEvents: boolean;
   readonly requestLog?: RequestLogMode;
+  readonly extensions?: readonly ExtensionDeclaration[];
+  readonly unknownExtensions?: UnknownExtensions;
 }
 
 /** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
@@ -64,6 +79,8 @@ export interface ScimClientChanges {
   webhookSecret?: string | null;
   logWebhookEvents?: boolean;
   requestLog?: RequestLogMode;
+  extensions?: readonly ExtensionDeclaration[];
+  unknownExtensions?: UnknownExtensions;
 }
 
 export type CreateResult =
@@ -118,6 +135,8 @@ export class ScimClientService {
             input.webhook?.secret === null || input.webhook === null ? null : this.#box.seal(input.webhook.secret),
           log_webhook_events: input.logWebhookEvents,
           request_log: input.requestLog ?? "errors",
+          extensions: JSON.stringify(input.extensions ?? []),
+          unknown_extensions: input.unknownExtensions ?? "reject",
           create_time: now,
           update_time: now,
         })
@@ -169,13 +188,35 @@ export class ScimClientService {
     }
     if (changes.logWebhookEvents !== undefined) set.log_webhook_events = changes.logWebhookEvents;
     if (changes.requestLog !== undefined) set.request_log = changes.requestLog;
+    if (changes.extensions !== undefined) set.extensions = JSON.stringify(changes.extensions);
+    if (changes.unknownExtensions !== undefined) set.unknown_extensions = changes.unknownExtensions;
     this.#cache.forget(clientId);
-    const row = await this.#db
-      .updateTable("scim_clients")
-      .set(set as never)
-      .where("client_id", "=", clientId)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await this.#db.transaction().execute(async (trx) => {
+      const before =
+        changes.extensions === undefined
+          ? undefined
+          : await trx
+              .selectFrom("scim_clients")
+              .select("extensions")
+              .where("client_id", "=", clientId)
+              .forUpdate()
+              .executeTakeFirst();
+      const updated = await trx
+        .updateTable("scim_clients")
+        .set(set as never)
+        .where("client_id", "=", clientId)
+        .returningAll()
+        .executeTakeFirst();
+      if (updated !== undefined && before !== undefined && changes.extensions !== undefined) {
+        // Users written before an attribute became filterable or unique are indexed now (docs/scim-extensions.md).
+        const old = indexedAttributesOf(storedExtensions(before.extensions));
+        const fresh = indexedAttributesOf(changes.extensions).filter(
+          (a) => !old.some((o) => o.key === a.key && o.caseExact === a.caseExact && o.unique === a.unique),
+        );
+        await reindexExtensionAttributes(trx, updated.organization_id, fresh);
+      }
+      return updated;
+    });
     // Forget again: a request may have re-read the old row while this update was in flight.
     this.#cache.forget(clientId);
     return row === undefined ? undefined : toScimClient(row);
@@ -235,27 +276,6 @@ export class ScimClientService {
   }
 }
 
-export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => ({
-  clientId: row.client_id,
-  organizationId: row.organization_id,
-  name: row.name,
-  secretHash: row.secret_hash,
-  autoLink: row.auto_link,
-  mapping: row.mapping,
-  tenant: row.tenant,
-  product: row.product,
-  webhookUrl: row.webhook_url,
-  webhookSecretSealed: row.webhook_secret_sealed,
-  logWebhookEvents: row.log_webhook_events,
-  requestLog: row.request_log,
-  createTime: row.create_time,
-  updateTime: row.update_time,
-  secretRotateTime: row.secret_rotate_time,
-  previousSecretHash: row.previous_secret_hash,
-  previousSecretExpireTime: row.previous_secret_expire_time,
-  previousSecretLastUsedTime: row.previous_secret_last_used_time,
-});
-
 /**
  * Which of the client's secrets `presented` is: the current one, or the previous one while its grace period
  * lasts. Both are compared in constant time, and both are always computed, so timing tells nothing about which.
@@ -270,3 +290,29 @@ export function matchSecret(client: ScimClient, presented: string, now: Date): "
   if (current) return "current";
   return previous && previousLive ? "previous" : undefined;
 }
+export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
+  const extensions = storedExtensions(row.extensions);
+  return {
+    clientId: row.client_id,
+    organizationId: row.organization_id,
+    name: row.name,
+    secretHash: row.secret_hash,
+    autoLink: row.auto_link,
+    mapping: row.mapping,
+    tenant: row.tenant,
+    product: row.product,
+    webhookUrl: row.webhook_url,
+    webhookSecretSealed: row.webhook_secret_sealed,
+    logWebhookEvents: row.log_webhook_events,
+    requestLog: row.request_log,
+    extensions,
+    unknownExtensions: row.unknown_extensions,
+    indexedAttributes: indexedAttributesOf(extensions),
+    createTime: row.create_time,
+    updateTime: row.update_time,
+    secretRotateTime: row.secret_rotate_time,
+    previousSecretHash: row.previous_secret_hash,
+    previousSecretExpireTime: row.previous_secret_expire_time,
+    previousSecretLastUsedTime: row.previous_secret_last_used_time,
+  };
+};

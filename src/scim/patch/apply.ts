@@ -1,6 +1,13 @@
 import { badRequest } from "../errors.js";
 import { PATCH_OP_SCHEMA } from "../render.js";
-import { canonicalSchemaUrn, coreSchemaOf, type ResourceName } from "../schema/registry.js";
+import {
+  CORE_REGISTRY,
+  canonicalSchemaUrn,
+  coreSchemaOf,
+  type ResourceName,
+  type SchemaRegistry,
+  splitSchemaPrefix,
+} from "../schema/registry.js";
 import { canonicalize, finalize } from "./canonical.js";
 import { clone, deepEqual, isObject } from "./json.js";
 import { memberOperation } from "./members.js";
@@ -56,6 +63,7 @@ class Patcher {
   constructor(
     private readonly resource: ResourceName,
     readonly target: ScimObject,
+    private readonly registry: SchemaRegistry,
   ) {}
 
   apply(operation: Operation): void {
@@ -72,6 +80,7 @@ class Patcher {
       else this.applyPathless(op, { [extension]: value });
       return;
     }
+    if (this.applyVerbatim(op, path, value)) return;
     this.applyPath(op, path, value, hasValue);
   }
 
@@ -82,6 +91,7 @@ class Patcher {
       if (key.toLowerCase() === "schemas") continue;
       const extension = this.extensionUrn(key);
       if (extension === undefined) {
+        if (this.applyVerbatim(op, key, item)) continue;
         this.applyPath(op, key, item, true);
       } else if (isObject(item)) {
         for (const [name, sub] of Object.entries(item)) this.applyPath(op, `${extension}:${name}`, sub, true);
@@ -94,7 +104,7 @@ class Patcher {
   }
 
   private applyPath(op: PatchOpName, rawPath: string, value: unknown, hasValue: boolean): void {
-    const path = parsePatchPath(this.resource, rawPath);
+    const path = parsePatchPath(this.resource, rawPath, this.registry);
     if (this.resource === "Group" && path.attribute === "members") {
       const memberOp = memberOperation(op, path, value, hasValue);
       if (memberOp !== undefined) this.memberOps.push(memberOp);
@@ -105,8 +115,35 @@ class Patcher {
   }
 
   private extensionUrn(name: string): string | undefined {
-    const urn = canonicalSchemaUrn(this.resource, name);
+    const urn = canonicalSchemaUrn(this.resource, name, this.registry);
     return urn === coreSchemaOf(this.resource) ? undefined : urn;
+  }
+
+  /**
+   * With unknown extensions stored (docs/scim-extensions.md), a path or key under an undeclared schema URN edits
+   * the kept object as it is, without validation: `urn` names the object, `urn:attr` one member of it.
+   */
+  private applyVerbatim(op: PatchOpName, key: string, value: unknown): boolean {
+    if (!this.registry.storeUnknown || !key.toLowerCase().startsWith("urn:")) return false;
+    const { urn, name } = splitSchemaPrefix(key);
+    if (urn === undefined || canonicalSchemaUrn(this.resource, urn, this.registry) !== undefined) return false;
+    const holder = Object.keys(this.target).find((k) => k.toLowerCase() === key.toLowerCase());
+    const parentHeld = Object.keys(this.target).some((k) => k.toLowerCase() === urn.toLowerCase());
+    // `urn:…:attr` under an object already kept is a member of it; otherwise an object value starts a new one.
+    if (!parentHeld && (holder !== undefined || isObject(value) || (value === undefined && op === "remove"))) {
+      const whole = holder ?? key;
+      if (op === "remove" || value === null) delete this.target[whole];
+      else if (!isObject(value)) throw badRequest("invalidValue", `${key} must be an object`);
+      else if (op === "add" && isObject(this.target[whole])) Object.assign(this.target[whole] as object, value);
+      else this.target[whole] = clone(value);
+      return true;
+    }
+    const parent = Object.keys(this.target).find((k) => k.toLowerCase() === urn.toLowerCase()) ?? urn;
+    const object = isObject(this.target[parent]) ? (this.target[parent] as Record<string, unknown>) : {};
+    if (op === "remove" || value === null) delete object[name];
+    else object[name] = clone(value as ScimObject[string]);
+    this.target[parent] = object as ScimObject;
+    return true;
   }
 }
 
@@ -114,12 +151,17 @@ class Patcher {
  * RFC 7644 §3.5.2 and spec 4.5: applies a PatchOp body to a stored resource (see ScimObject), atomically — the first
  * failing operation throws a ScimError and nothing is returned. Group `members` operations come back as MemberOps.
  */
-export const applyPatch = (resource: ResourceName, current: ScimObject, body: unknown): PatchResult => {
+export const applyPatch = (
+  resource: ResourceName,
+  current: ScimObject,
+  body: unknown,
+  registry: SchemaRegistry = CORE_REGISTRY,
+): PatchResult => {
   const operations = parseBody(body);
-  const before = canonicalize(resource, current);
-  const patcher = new Patcher(resource, clone(before));
+  const before = canonicalize(resource, current, registry);
+  const patcher = new Patcher(resource, clone(before), registry);
   for (const operation of operations) patcher.apply(operation);
-  finalize(resource, before, patcher.target);
+  finalize(resource, before, patcher.target, registry);
   const members = patcher.memberOps;
   const changed = members.length > 0 || !deepEqual(before, patcher.target);
   return members.length > 0 ? { resource: patcher.target, changed, members } : { resource: patcher.target, changed };

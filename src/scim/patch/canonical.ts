@@ -1,10 +1,12 @@
 import { badRequest } from "../errors.js";
 import {
   COMMON_ATTRIBUTES,
+  CORE_REGISTRY,
   canonicalSchemaUrn,
   coreSchemaOf,
   findAttribute,
   type ResourceName,
+  type SchemaRegistry,
   schemasFor,
 } from "../schema/registry.js";
 import type { AttributeDefinition } from "../schema/types.js";
@@ -40,15 +42,19 @@ const canonicalAttributes = (attributes: readonly AttributeDefinition[], object:
 };
 
 /** A deep copy of a stored resource in the registry's spelling, so comparisons and lookups are exact. */
-export const canonicalize = (resource: ResourceName, current: ScimObject): ScimObject => {
+export const canonicalize = (
+  resource: ResourceName,
+  current: ScimObject,
+  registry: SchemaRegistry = CORE_REGISTRY,
+): ScimObject => {
   const core = coreSchemaOf(resource);
-  const [coreSchema, ...extensions] = schemasFor(resource);
+  const [coreSchema, ...extensions] = schemasFor(resource, registry);
   const coreAttributes = [...(coreSchema?.attributes ?? []), ...COMMON_ATTRIBUTES];
   const copy = clone(current);
   const topLevel: JsonObject = {};
   const extensionObjects: JsonObject = {};
   for (const [key, value] of Object.entries(copy)) {
-    const urn = canonicalSchemaUrn(resource, key);
+    const urn = canonicalSchemaUrn(resource, key, registry);
     const extension = extensions.find((s) => s.id === urn);
     if (urn !== undefined && urn !== core && extension !== undefined && isObject(value)) {
       const attributes = canonicalAttributes(extension.attributes, value);
@@ -62,8 +68,13 @@ export const canonicalize = (resource: ResourceName, current: ScimObject): ScimO
  * Drops emptied extension objects, keeps a `schemas` array in step with the extensions present (RFC 7643 §3),
  * and refuses to unassign a required attribute (RFC 7644 §3.5.2: 400 mutability).
  */
-export const finalize = (resource: ResourceName, before: ScimObject, after: ScimObject): void => {
-  const [coreSchema, ...extensions] = schemasFor(resource);
+export const finalize = (
+  resource: ResourceName,
+  before: ScimObject,
+  after: ScimObject,
+  registry: SchemaRegistry = CORE_REGISTRY,
+): void => {
+  const [coreSchema, ...extensions] = schemasFor(resource, registry);
   for (const extension of extensions) {
     const object = after[extension.id];
     const present = isObject(object) && !isUnassigned(object);

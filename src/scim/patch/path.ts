@@ -1,9 +1,11 @@
 import { badRequest, ScimError } from "../errors.js";
 import {
+  CORE_REGISTRY,
   canonicalSchemaUrn,
   findAttribute,
   type ResourceName,
   resolveAttribute,
+  type SchemaRegistry,
   splitSchemaPrefix,
 } from "../schema/registry.js";
 import type { AttributeDefinition } from "../schema/types.js";
@@ -100,7 +102,11 @@ const closingBracket = (raw: string, open: number): number => {
  * Parses a PATCH path (RFC 7644 §3.5.2): `attr`, `attr.sub`, `attr[filter]`, `attr[filter].sub`, each optionally
  * URN-qualified. Unknown attributes are 400 invalidPath; an unsupported schema URN is 400 without scimType (spec 7).
  */
-export const parsePatchPath = (resource: ResourceName, path: string): PatchPath => {
+export const parsePatchPath = (
+  resource: ResourceName,
+  path: string,
+  registry: SchemaRegistry = CORE_REGISTRY,
+): PatchPath => {
   const raw = path.trim();
   const open = raw.indexOf("[");
   let attrText = raw;
@@ -119,15 +125,17 @@ export const parsePatchPath = (resource: ResourceName, path: string): PatchPath 
     }
   }
 
-  if (canonicalSchemaUrn(resource, attrText) !== undefined) throw invalidPath(raw, "names a schema, not an attribute");
+  if (canonicalSchemaUrn(resource, attrText, registry) !== undefined) {
+    throw invalidPath(raw, "names a schema, not an attribute");
+  }
   const { urn, name } = splitSchemaPrefix(attrText);
-  if (urn !== undefined && canonicalSchemaUrn(resource, urn) === undefined) {
+  if (urn !== undefined && canonicalSchemaUrn(resource, urn, registry) === undefined) {
     throw new ScimError(400, undefined, `PATCH path "${raw}" references an unsupported schema ${urn}`);
   }
   if (!ATTR_PATH.test(name)) throw invalidPath(raw, "malformed attribute name");
   if (filterText !== undefined && name.includes(".")) throw invalidPath(raw, "a filter must follow an attribute");
 
-  const resolved = resolveAttribute(resource, attrText);
+  const resolved = resolveAttribute(resource, attrText, registry);
   if (resolved === undefined) throw invalidPath(raw, "unknown attribute");
   const { schema, attribute } = resolved;
   const base = { schema, attribute: attribute.name, definition: attribute };

@@ -4,12 +4,27 @@ import { MAX_FILTER_BYTES } from "../limits.js";
 
 export type ResourceKind = "User" | "Group";
 
-export type EqFilter = {
-  attribute: "userName" | "externalId" | "employeeNumber" | "groups.value" | "displayName";
-  value: string;
-};
+export type EqFilter =
+  | {
+      attribute: "userName" | "externalId" | "employeeNumber" | "groups.value" | "displayName";
+      value: string;
+    }
+  | {
+      /** A declared extension attribute served by the extension index (docs/scim-extensions.md). */
+      attribute: "extension";
+      /** The index's attribute key (see IndexedAttribute). */
+      key: string;
+      caseExact: boolean;
+      value: string;
+    };
 
-type FilterAttribute = EqFilter["attribute"];
+type FilterAttribute = Exclude<EqFilter["attribute"], "extension">;
+
+/** A client's filterable extension attribute by schema URN (undefined: any) and name, case-insensitively. */
+export type ExtensionFilterLookup = (
+  urn: string | undefined,
+  name: string,
+) => { readonly key: string; readonly caseExact: boolean } | undefined;
 
 const CORE_USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const ENTERPRISE_USER = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
@@ -46,7 +61,7 @@ const invalid = (kind: ResourceKind, reason: string, hint = SUPPORTED_FORM): Sci
  * Spec 4.7: the narrow eq-only subset of RFC 7644 §3.4.2.2. Every supported attribute is a string, so the value must be
  * a JSON string literal; unquoted true/false/null/numbers are invalidFilter rather than coerced.
  */
-export function parseFilter(kind: ResourceKind, raw: string): EqFilter {
+export function parseFilter(kind: ResourceKind, raw: string, extensions?: ExtensionFilterLookup): EqFilter {
   if (Buffer.byteLength(raw, "utf8") > MAX_FILTER_BYTES) {
     throw invalid(kind, `filter is longer than ${MAX_FILTER_BYTES} bytes`);
   }
@@ -67,7 +82,8 @@ export function parseFilter(kind: ResourceKind, raw: string): EqFilter {
 
   const [attrTok, opTok, valueTok, extra] = tokens;
   if (attrTok?.t !== "word") throw invalid(kind, "filter must start with an attribute name");
-  const attribute = resolveAttribute(kind, attrTok.text);
+  const extension = extensions === undefined ? undefined : extensionAttribute(kind, attrTok.text, extensions);
+  const attribute = extension === undefined ? resolveAttribute(kind, attrTok.text) : undefined;
 
   if (opTok?.t !== "word") throw invalid(kind, `expected an operator after "${attrTok.text}"`);
   const op = opTok.text.toLowerCase();
@@ -81,6 +97,11 @@ export function parseFilter(kind: ResourceKind, raw: string): EqFilter {
     throw invalid(kind, "the value must be a string in double quotes");
   }
   if (extra !== undefined) throw invalid(kind, "unexpected input after the value");
+
+  if (extension !== undefined) {
+    return { attribute: "extension", key: extension.key, caseExact: extension.caseExact, value: valueTok.value };
+  }
+  if (attribute === undefined) throw invalid(kind, `attribute "${attrTok.text}" is not filterable`);
 
   if (attribute === "groups.value") {
     if (!isUuid(valueTok.value)) {
@@ -163,6 +184,18 @@ function matchingParen(tokens: readonly Token[]): number {
     if (tok.t === "rparen" && --depth === 0) return i;
   }
   return -1;
+}
+
+/** A declared extension attribute the filter names, unless a standard filterable attribute has that name. */
+function extensionAttribute(kind: ResourceKind, text: string, lookup: ExtensionFilterLookup) {
+  if (text.includes("[") || text.includes("]")) return undefined;
+  const colon = text.lastIndexOf(":");
+  const urn = colon < 0 ? undefined : text.slice(0, colon);
+  const name = text.slice(colon + 1);
+  if (urn === undefined && FILTERABLE[kind].some((a) => a.name.toLowerCase() === name.toLowerCase())) {
+    return undefined;
+  }
+  return lookup(urn, name);
 }
 
 /** RFC 7643 §2.1: names are case-insensitive; an optional schema URN qualifies them (RFC 7644 §3.10). */

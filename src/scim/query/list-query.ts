@@ -1,6 +1,6 @@
 import { ScimError } from "../errors.js";
 import { DEFAULT_COUNT, MAX_COUNT, MAX_START_INDEX } from "../limits.js";
-import { type EqFilter, parseFilter, type ResourceKind } from "./filter.js";
+import { type EqFilter, type ExtensionFilterLookup, parseFilter, type ResourceKind } from "./filter.js";
 
 export type Page =
   | { kind: "offset"; startIndex: number; count: number }
@@ -23,7 +23,11 @@ export interface Projection {
  * Spec 4.4 and 4.6: the query of GET /Users and GET /Groups. `sortBy`/`sortOrder` are ignored, not rejected: sorting is
  * unsupported (spec 4.8) and ServiceProviderConfig says so (RFC 7644 §3.4.2.3 lets a server ignore them).
  */
-export function parseListQuery(kind: ResourceKind, q: Record<string, unknown>): ListQuery {
+export function parseListQuery(
+  kind: ResourceKind,
+  q: Record<string, unknown>,
+  extensions?: ExtensionFilterLookup,
+): ListQuery {
   const count = clampedInteger(q, "count", DEFAULT_COUNT, 0, MAX_COUNT);
   const cursor = param(q, "cursor");
   const startIndexText = param(q, "startIndex");
@@ -46,7 +50,7 @@ export function parseListQuery(kind: ResourceKind, q: Record<string, unknown>): 
   const query: ListQuery = { page, ...parseProjection(q) };
   const filterText = param(q, "filter");
   if (filterText !== undefined) {
-    query.filter = parseFilter(kind, filterText);
+    query.filter = parseFilter(kind, filterText, extensions);
     query.filterText = filterText;
   }
   return query;

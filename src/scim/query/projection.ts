@@ -1,7 +1,9 @@
 import {
+  CORE_REGISTRY,
   coreSchemaOf,
   type ResourceName,
   resolveAttribute,
+  type SchemaRegistry,
   schemasFor,
   splitSchemaPrefix,
 } from "../schema/registry.js";
@@ -31,12 +33,17 @@ interface Target {
  * `schemas`); `excludedAttributes` drops what is listed, never the always-returned. Names are case-insensitive
  * and may be URN-qualified; unknown names are ignored. Applies to every response that returns a resource.
  */
-export function project(resource: ResourceName, obj: Json, projection: Projection): Json {
+export function project(
+  resource: ResourceName,
+  obj: Json,
+  projection: Projection,
+  registry: SchemaRegistry = CORE_REGISTRY,
+): Json {
   const { attributes, excludedAttributes } = projection;
   if (attributes !== undefined && attributes.length > 0)
-    return keepOnly(resource, obj, targetsOf(resource, attributes));
+    return keepOnly(resource, obj, targetsOf(resource, attributes, registry), registry);
   if (excludedAttributes !== undefined && excludedAttributes.length > 0) {
-    return dropAll(obj, targetsOf(resource, excludedAttributes));
+    return dropAll(obj, targetsOf(resource, excludedAttributes, registry));
   }
   return obj;
 }
@@ -58,24 +65,24 @@ export function includes(resource: ResourceName, projection: Projection, attribu
   return true;
 }
 
-function targetsOf(resource: ResourceName, names: readonly string[]): Target[] {
+function targetsOf(resource: ResourceName, names: readonly string[], registry = CORE_REGISTRY): Target[] {
   const core = coreSchemaOf(resource);
   const out: Target[] = [];
   for (const raw of names) {
     const name = raw.trim();
     if (name === "") continue;
-    const whole = schemasFor(resource).find((s) => s.id.toLowerCase() === name.toLowerCase());
+    const whole = schemasFor(resource, registry).find((s) => s.id.toLowerCase() === name.toLowerCase());
     if (whole !== undefined) {
       // A bare extension URN names the whole extension object.
       if (whole.id !== core) out.push({ container: whole.id, attribute: undefined, sub: undefined });
       continue;
     }
     if (name.includes("[")) {
-      const filtered = filteredTarget(resource, name);
+      const filtered = filteredTarget(resource, name, registry);
       if (filtered !== undefined) out.push(filtered);
       continue;
     }
-    const resolved = resolveAttribute(resource, name);
+    const resolved = resolveAttribute(resource, name, registry);
     if (resolved === undefined) continue;
     const { urn } = splitSchemaPrefix(name);
     const container = resolved.schema === core ? undefined : resolved.schema;
@@ -85,10 +92,10 @@ function targetsOf(resource: ResourceName, names: readonly string[]): Target[] {
   return out;
 }
 
-function filteredTarget(resource: ResourceName, name: string): Target | undefined {
+function filteredTarget(resource: ResourceName, name: string, registry: SchemaRegistry): Target | undefined {
   let path: PatchPath;
   try {
-    path = parsePatchPath(resource, name);
+    path = parsePatchPath(resource, name, registry);
   } catch {
     return undefined; // RFC 7644 §3.9: unknown attribute names are ignored
   }
@@ -103,7 +110,7 @@ function filteredTarget(resource: ResourceName, name: string): Target | undefine
 
 const ALWAYS = new Set(["id", "schemas"]);
 
-function keepOnly(resource: ResourceName, obj: Json, targets: readonly Target[]): Json {
+function keepOnly(resource: ResourceName, obj: Json, targets: readonly Target[], registry: SchemaRegistry): Json {
   const out: Json = {};
   for (const key of Object.keys(obj)) if (ALWAYS.has(key)) out[key] = obj[key];
   for (const t of targets) {
@@ -126,7 +133,7 @@ function keepOnly(resource: ResourceName, obj: Json, targets: readonly Target[])
     if (t.container !== undefined) out[t.container] = into;
   }
   // Attributes the registry marks as always returned stay, whatever was asked (RFC 7643 §7).
-  for (const schema of schemasFor(resource)) {
+  for (const schema of schemasFor(resource, registry)) {
     for (const a of schema.attributes) {
       if (a.returned === "always" && schema.id === coreSchemaOf(resource) && a.name in obj) out[a.name] = obj[a.name];
     }

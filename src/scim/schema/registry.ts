@@ -40,35 +40,104 @@ export interface ResolvedAttribute {
   readonly canonicalName: string;
 }
 
+/** An extension schema a registry adds to a resource type beside the standard ones. */
+export interface RegisteredExtension {
+  readonly resource: ResourceName;
+  readonly schema: SchemaDefinition;
+  readonly required: boolean;
+}
+
 const lower = (s: string): string => s.toLowerCase();
 
-const findSchema = (urn: string): SchemaDefinition | undefined => SCHEMAS.find((s) => lower(s.id) === lower(urn));
+/**
+ * The resource contract one SCIM client sees: the standard schemas, plus the custom extensions it declared
+ * (docs/scim-extensions.md). Discovery, validation, PATCH paths, projection and filters all read it. Derived
+ * tables (a rendering order, a validation plan) are memoized on the instance, which lives as long as the client's
+ * cache entry; clients without extensions share CORE_REGISTRY.
+ */
+export class SchemaRegistry {
+  readonly schemas: readonly SchemaDefinition[];
+  readonly resourceTypes: readonly ResourceTypeDefinition[];
+  /** Keep the objects of undeclared schema URNs verbatim instead of refusing them (docs/scim-extensions.md). */
+  readonly storeUnknown: boolean;
+  readonly #byUrn: Map<string, SchemaDefinition>;
+  readonly #perResource: Map<ResourceName, readonly SchemaDefinition[]>;
+  readonly #memo = new Map<string, unknown>();
 
-export const resourceTypeOf = (resource: ResourceName): ResourceTypeDefinition => {
-  const found = RESOURCE_TYPES.find((r) => r.id === resource);
-  if (found === undefined) throw new Error(`unknown resource type ${resource}`);
-  return found;
-};
+  constructor(extensions: readonly RegisteredExtension[] = [], storeUnknown = false) {
+    this.schemas = [...SCHEMAS, ...extensions.map((e) => e.schema)];
+    this.resourceTypes = RESOURCE_TYPES.map((rt) => {
+      const added = extensions.filter((e) => e.resource === rt.id);
+      if (added.length === 0) return rt;
+      return {
+        ...rt,
+        schemaExtensions: [
+          ...rt.schemaExtensions,
+          ...added.map((e) => ({ schema: e.schema.id, required: e.required })),
+        ],
+      };
+    });
+    this.storeUnknown = storeUnknown;
+    this.#byUrn = new Map(this.schemas.map((s) => [lower(s.id), s]));
+    this.#perResource = new Map(
+      this.resourceTypes.map((rt) => [
+        rt.id,
+        [rt.schema, ...rt.schemaExtensions.map((e) => e.schema)].flatMap((urn) => this.#byUrn.get(lower(urn)) ?? []),
+      ]),
+    );
+  }
+
+  /** Whether this registry adds nothing to the standard contract. */
+  get isCore(): boolean {
+    return this.schemas.length === SCHEMAS.length && !this.storeUnknown;
+  }
+
+  findSchema(urn: string): SchemaDefinition | undefined {
+    return this.#byUrn.get(lower(urn));
+  }
+
+  resourceTypeOf(resource: ResourceName): ResourceTypeDefinition {
+    const found = this.resourceTypes.find((r) => r.id === resource);
+    if (found === undefined) throw new Error(`unknown resource type ${resource}`);
+    return found;
+  }
+
+  /** Core schema first, then the extensions. */
+  schemasFor(resource: ResourceName): readonly SchemaDefinition[] {
+    return this.#perResource.get(resource) ?? [];
+  }
+
+  /** A value derived from this registry, computed once. */
+  memo<T>(key: string, build: () => T): T {
+    if (this.#memo.has(key)) return this.#memo.get(key) as T;
+    const value = build();
+    this.#memo.set(key, value);
+    return value;
+  }
+}
+
+export const CORE_REGISTRY = new SchemaRegistry();
+
+export const resourceTypeOf = (resource: ResourceName, registry = CORE_REGISTRY): ResourceTypeDefinition =>
+  registry.resourceTypeOf(resource);
 
 /** The core schema URN of a resource type. */
-export const coreSchemaOf = (resource: ResourceName): string => resourceTypeOf(resource).schema;
+export const coreSchemaOf = (resource: ResourceName): string => CORE_REGISTRY.resourceTypeOf(resource).schema;
 
 /** Extension schema URNs of a resource type, in registry order. */
-export const extensionSchemasOf = (resource: ResourceName): readonly string[] =>
-  resourceTypeOf(resource).schemaExtensions.map((e) => e.schema);
+export const extensionSchemasOf = (resource: ResourceName, registry = CORE_REGISTRY): readonly string[] =>
+  registry.resourceTypeOf(resource).schemaExtensions.map((e) => e.schema);
 
 /** Core schema first, then the extensions. */
-export const schemasFor = (resource: ResourceName): readonly SchemaDefinition[] => {
-  const type = resourceTypeOf(resource);
-  return [type.schema, ...type.schemaExtensions.map((e) => e.schema)].flatMap((urn) => findSchema(urn) ?? []);
-};
+export const schemasFor = (resource: ResourceName, registry = CORE_REGISTRY): readonly SchemaDefinition[] =>
+  registry.schemasFor(resource);
 
 /** The registry's spelling of a schema URN of this resource type, or undefined; URNs compare case-insensitively. */
-export const canonicalSchemaUrn = (resource: ResourceName, urn: string): string | undefined =>
-  schemasFor(resource).find((s) => lower(s.id) === lower(urn))?.id;
+export const canonicalSchemaUrn = (resource: ResourceName, urn: string, registry = CORE_REGISTRY): string | undefined =>
+  registry.schemasFor(resource).find((s) => lower(s.id) === lower(urn))?.id;
 
-export const isKnownSchema = (resource: ResourceName, urn: string): boolean =>
-  canonicalSchemaUrn(resource, urn) !== undefined;
+export const isKnownSchema = (resource: ResourceName, urn: string, registry = CORE_REGISTRY): boolean =>
+  canonicalSchemaUrn(resource, urn, registry) !== undefined;
 
 /** Splits "urn:…:User:name.givenName" into the URN and the attribute part (RFC 7644 §3.10: the name follows the last colon). */
 export const splitSchemaPrefix = (path: string): { readonly urn: string | undefined; readonly name: string } => {
@@ -90,12 +159,16 @@ const attributesIn = (resource: ResourceName, schema: SchemaDefinition): readonl
  * Resolves `attr`, `attr.sub` and URN-qualified forms case-insensitively (RFC 7643 §2.1). An unqualified name is
  * looked up in the core schema first, then in the extensions (Entra sends "manager" for the enterprise manager).
  */
-export const resolveAttribute = (resource: ResourceName, path: string): ResolvedAttribute | undefined => {
+export const resolveAttribute = (
+  resource: ResourceName,
+  path: string,
+  registry = CORE_REGISTRY,
+): ResolvedAttribute | undefined => {
   const { urn, name } = splitSchemaPrefix(path);
-  let candidates: readonly SchemaDefinition[] = schemasFor(resource);
+  let candidates: readonly SchemaDefinition[] = registry.schemasFor(resource);
   if (urn !== undefined) {
-    const schema = canonicalSchemaUrn(resource, urn);
-    const definition = schema === undefined ? undefined : findSchema(schema);
+    const schema = canonicalSchemaUrn(resource, urn, registry);
+    const definition = schema === undefined ? undefined : registry.findSchema(schema);
     if (definition === undefined) return undefined;
     candidates = [definition];
   }

@@ -1,6 +1,13 @@
 import type { StoredUser, UserText } from "../../directory/identities/types.js";
 import { type Projection, project } from "../query/projection.js";
-import { COMMON_ATTRIBUTES, ENTERPRISE_USER_SCHEMA, schemasFor } from "../schema/registry.js";
+import {
+  COMMON_ATTRIBUTES,
+  CORE_REGISTRY,
+  ENTERPRISE_USER_SCHEMA,
+  type SchemaRegistry,
+  schemasFor,
+} from "../schema/registry.js";
+import { hiddenOf, knownSchemas, rankOf, VERBATIM_RANK } from "./extension-render.js";
 
 type Json = Record<string, unknown>;
 
@@ -14,8 +21,7 @@ const ORDER = [
   ...EXTENSIONS.map((s) => s.id),
 ];
 /** Each key's place in ORDER; keys without one are not returned. */
-const RANK = new Map(ORDER.map((key, i) => [key, i]));
-const byRank = (a: string, b: string): number => (RANK.get(a) ?? 0) - (RANK.get(b) ?? 0);
+const CORE_RANK: ReadonlyMap<string, number> = new Map(ORDER.map((key, i) => [key, i]));
 
 export const userLocation = (baseUrl: string, id: string): string => `${baseUrl}/Users/${id}`;
 
@@ -23,10 +29,19 @@ export const userLocation = (baseUrl: string, id: string): string => `${baseUrl}
  * Spec 2.1/2.2: the stored document plus what the server owns — `id`, `groups` (direct memberships, when loaded),
  * the manager's read-only displayName and `meta` — then the projection of RFC 7644 §3.9.
  */
-export function renderUser(user: StoredUser, baseUrl: string, projection: Projection): Json {
+export function renderUser(
+  user: StoredUser,
+  baseUrl: string,
+  projection: Projection,
+  registry: SchemaRegistry = CORE_REGISTRY,
+): Json {
   // The stored document's own keys (a handful), sorted into ORDER: cheaper than probing every key ORDER names.
   const scim = user.scim;
   const own: Json = { id: user.id };
+  const RANK = registry === CORE_REGISTRY ? CORE_RANK : rankOf(registry, ORDER);
+  const rank = (key: string): number | undefined =>
+    RANK.get(key) ?? (registry.storeUnknown && key.toLowerCase().startsWith("urn:") ? VERBATIM_RANK : undefined);
+  const byRank = (a: string, b: string): number => (rank(a) ?? 0) - (rank(b) ?? 0);
   const enterprise = scim[ENTERPRISE_USER_SCHEMA];
   if (user.managerDisplayName !== null && isJson(enterprise) && isJson(enterprise.manager)) {
     own[ENTERPRISE_USER_SCHEMA] = {
@@ -39,17 +54,21 @@ export function renderUser(user: StoredUser, baseUrl: string, projection: Projec
   }
   const keys = Object.keys(own);
   for (const key of Object.keys(scim))
-    if (!Object.hasOwn(own, key) && RANK.has(key) && scim[key] !== undefined) keys.push(key);
+    if (!Object.hasOwn(own, key) && rank(key) !== undefined && scim[key] !== undefined) keys.push(key);
   keys.sort(byRank);
   const out: Json = {};
   for (const key of keys) out[key] = Object.hasOwn(own, key) ? own[key] : scim[key];
+  // Another client's extensions stay out of `schemas` as they stay out of the body; declared attributes returned
+  // "never" (or "request", unless asked for) are left out (RFC 7643 §7).
+  if (Array.isArray(out.schemas) && out.schemas.length > 1) out.schemas = knownSchemas(out, out.schemas);
+  if (registry !== CORE_REGISTRY) hiddenOf(registry, out, projection);
   out.meta = {
     resourceType: "User",
     created: user.createdAt.toISOString(),
     lastModified: user.updatedAt.toISOString(),
     location: userLocation(baseUrl, user.id),
   };
-  return project("User", out, projection);
+  return project("User", out, projection, registry);
 }
 
 const isJson = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -6,6 +6,7 @@ import * as listReads from "./0007-list-reads.js";
 import * as webhooks from "./0004-webhooks.js";
 import * as deprovisioning from "./0009-deprovisioning.js";
 import * as observability from "./0011-observability.js";
+import * as scimExtensions from "./0010-scim-extensions.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0007-list-reads": listReads,
   "0009-deprovisioning": deprovisioning,
   "0011-observability": observability,
+  "0010-scim-extensions": scimExtensions,
 };

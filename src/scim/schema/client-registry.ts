@@ -1,0 +1,50 @@
+import type { ExtensionAttribute, IndexedAttribute } from "../../directory/scim-clients/extensions.js";
+import type { ScimClient } from "../../directory/scim-clients/service.js";
+import { CORE_REGISTRY, SchemaRegistry } from "./registry.js";
+import type { AttributeDefinition } from "./types.js";
+
+/**
+ * The compiled registry of each client object. A client object lives as long as its cache entry (a few seconds,
+ * see ScimClientCache), so the compiled registry goes with it and a changed declaration is compiled afresh.
+ */
+const compiled = new WeakMap<ScimClient, SchemaRegistry>();
+
+/** RFC 7643 §7 characteristics of a declared attribute; `filterable` stays ours (the index, not the schema). */
+const definitionOf = (a: ExtensionAttribute): AttributeDefinition => ({
+  name: a.name,
+  type: a.type,
+  multiValued: a.multiValued,
+  description: a.description,
+  required: a.required,
+  caseExact: a.caseExact,
+  mutability: a.mutability,
+  returned: a.returned,
+  uniqueness: a.uniqueness,
+  ...(a.canonicalValues === undefined ? {} : { canonicalValues: a.canonicalValues }),
+  ...(a.referenceTypes === undefined ? {} : { referenceTypes: a.referenceTypes }),
+  ...(a.subAttributes === undefined ? {} : { subAttributes: a.subAttributes.map(definitionOf) }),
+});
+
+/** The schema registry a SCIM client sees: the standard one unless it declared extensions or stores unknown ones. */
+export function registryOf(client: ScimClient): SchemaRegistry {
+  if (client.extensions.length === 0 && client.unknownExtensions === "reject") return CORE_REGISTRY;
+  let registry = compiled.get(client);
+  if (registry === undefined) {
+    registry = new SchemaRegistry(
+      client.extensions.map((e) => ({
+        resource: e.resource,
+        required: e.required,
+        schema: { id: e.schema, name: e.name, description: e.description, attributes: e.attributes.map(definitionOf) },
+      })),
+      client.unknownExtensions === "store",
+    );
+    compiled.set(client, registry);
+  }
+  return registry;
+}
+
+/** The client's indexed attribute named by a filter's schema URN and attribute name (case-insensitive). */
+export function indexedAttribute(client: ScimClient, urn: string, name: string): IndexedAttribute | undefined {
+  const key = `${urn}:${name}`.toLowerCase();
+  return client.indexedAttributes.find((a) => a.key === key);
+}

@@ -1,0 +1,29 @@
+/** Extension declarations as an admin would write them for Okta's and Entra's custom attributes. */
+export const OKTA_URN = "urn:okta:acme:1.0:user";
+export const CONTOSO_URN = "urn:ietf:params:scim:schemas:extension:Contoso:2.0:User";
+
+export const OKTA_EXTENSION = {
+  schema: OKTA_URN,
+  name: "AcmeUser",
+  description: "Acme's custom Okta attributes",
+  resource: "User",
+  attributes: [
+    { name: "costCode", type: "string", filterable: true, description: "Cost code" },
+    { name: "badgeId", type: "string", uniqueness: "server", caseExact: true },
+    { name: "isContractor", type: "boolean" },
+    { name: "startDate", type: "dateTime" },
+    { name: "level", type: "integer" },
+  ],
+};
+
+export const CONTOSO_EXTENSION = {
+  schema: CONTOSO_URN,
+  name: "ContosoUser",
+  resource: "User",
+  attributes: [
+    { name: "costCenterCode", type: "string", filterable: true },
+    { name: "employeeBadge", type: "string", uniqueness: "server" },
+    { name: "secretNote", type: "string", returned: "never" },
+    { name: "homeSite", type: "complex", subAttributes: [{ name: "code" }, { name: "floor", type: "integer" }] },
+  ],
+};
