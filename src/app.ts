@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
+import { registerDirectoryRoutes } from "./admin/routes/directory.js";
 import { registerIdentityRoutes } from "./admin/routes/identities.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
@@ -61,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const cursors = new CursorCodec(deps.secrets, deps.clock);
   const mapper = new DataMapper(deps.clock);
   const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
+  const groups = new GroupService(deps.db, deps.clock, eventSink);
 
   registerHealth(app, deps.db);
   registerPortal(app);
@@ -81,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
       registerApiKeyRoutes(scope, { apiKeys: new ApiKeyService(deps.db, deps.clock), clock: deps.clock });
       registerIdentityRoutes(scope, identities);
+      registerDirectoryRoutes(scope, { db: deps.db, identities, groups });
       registerTestMappingRoute(scope, { scimClients, mapper, validateMapping: validateMappingSource });
       registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
     },
@@ -95,7 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     cursors,
     identities,
-    groups: new GroupService(deps.db, deps.clock, eventSink),
+    groups,
   });
   return app;
 }

@@ -3,7 +3,7 @@ import type { Organization, OrganizationService } from "../../directory/organiza
 import { isUuid } from "../../platform/ids.js";
 import { notFound } from "../errors.js";
 import { pageOf, parsePageRequest } from "../paging.js";
-import { requireObject, requireString } from "../validate.js";
+import { isObject, requireObject, requireString } from "../validate.js";
 
 export const organizationJson = (o: Organization) => ({
   id: o.id,
@@ -31,6 +31,16 @@ export function registerOrganizationRoutes(
 
   scope.get<{ Params: { id: string } }>("/organizations/:id", async (req) => {
     const org = isUuid(req.params.id) ? await organizations.get(req.params.id) : undefined;
+    if (org === undefined) throw notFound(`organization ${req.params.id} does not exist`);
+    return organizationJson(org);
+  });
+
+  /** The name is the only mutable field, so the body is `{name}` (or `{organization: {name}}`). */
+  scope.patch<{ Params: { id: string } }>("/organizations/:id", async (req) => {
+    const raw = requireObject(req.body);
+    const body = isObject(raw.organization) ? raw.organization : raw;
+    const name = requireString(body, "name", 256);
+    const org = isUuid(req.params.id) ? await organizations.rename(req.params.id.toLowerCase(), name) : undefined;
     if (org === undefined) throw notFound(`organization ${req.params.id} does not exist`);
     return organizationJson(org);
   });

@@ -38,6 +38,16 @@ export class OrganizationService {
     return (await q.execute()).map(toOrganization);
   }
 
+  async rename(id: string, name: string): Promise<Organization | undefined> {
+    const row = await this.#db
+      .updateTable("organizations")
+      .set({ name })
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined ? undefined : toOrganization(row);
+  }
+
   async delete(id: string): Promise<boolean> {
     const result = await this.#db.deleteFrom("organizations").where("id", "=", id).executeTakeFirst();
     return result.numDeletedRows > 0n;
