@@ -97,10 +97,12 @@ describe("admin directory browser", () => {
   it("shows a group with its members", async () => {
     const res = await adminCall(t, "GET", `/organizations/${c.organizationId}/groups/${ids.engineering}`);
     expect(res.json()).toMatchObject({ display_name: "Engineering", member_count: 2 });
-    expect(res.json().members.map((m: { display: string }) => m.display).sort()).toEqual([
-      "ada@example.com",
-      "bob@example.com",
-    ]);
+    expect(
+      res
+        .json()
+        .members.map((m: { display: string }) => m.display)
+        .sort(),
+    ).toEqual(["ada@example.com", "bob@example.com"]);
   });
 
   it("never shows another organization's users or groups", async () => {

@@ -61,7 +61,11 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const page = parsePageRequest(query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
     const filter = filterOf("Group", query) as GroupFilter | undefined;
-    const { rows } = await deps.groups.list(orgId, filter, { kind: "cursor", afterId: after, limit: page.pageSize + 1 });
+    const { rows } = await deps.groups.list(orgId, filter, {
+      kind: "cursor",
+      afterId: after,
+      limit: page.pageSize + 1,
+    });
     const { items, next_page_token } = pageOf(rows, page.pageSize, (g) => g.id);
     const counts = await memberCounts(
       deps.db,
