@@ -1,4 +1,5 @@
 import { readdirSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIST_DIR } from "../../src/portal/paths.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -62,5 +63,17 @@ describe("admin portal assets", () => {
     expect((await t.request({ method: "GET", url: "/portal/routes.ts" })).statusCode).toBe(404);
     expect((await t.request({ method: "GET", url: "/portal/..%2Fapp.ts" })).statusCode).toBe(404);
     expect((await t.request({ method: "GET", url: "/portal/.source-hash" })).statusCode).toBe(404);
+  });
+});
+
+describe("admin portal first load", () => {
+  it("transfers less than 150 KB of gzipped JavaScript and CSS", async () => {
+    const html = (await t.request({ method: "GET", url: "/portal/" })).body;
+    const urls = [...html.matchAll(/(?:src|href)="(\/portal\/assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1] ?? "");
+    expect(urls.length).toBeGreaterThanOrEqual(2);
+    let total = 0;
+    for (const url of urls)
+      total += gzipSync((await t.request({ method: "GET", url })).rawPayload, { level: 9 }).length;
+    expect(total).toBeLessThan(150 * 1024);
   });
 });

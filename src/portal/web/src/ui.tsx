@@ -138,7 +138,7 @@ export function OnceSecret({ label, value, children }: { label: string; value: s
     <div class="once" role="status">
       <CopyField label={label} value={value} />
       <p class="hint">
-        <strong>Copy it now:</strong> Roster keeps only a hash and will not show it again. {children}
+        <strong>Copy it now:</strong> Roster does not show it again. {children}
       </p>
     </div>
   );

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { type Connection, call, enc } from "../api.js";
+import { type Connection, call, enc, type Organization } from "../api.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { oneTime } from "../secrets.js";
 import {
@@ -23,6 +23,12 @@ export type ConnectionTab = "setup" | "settings" | "events" | "mapping";
 export function ConnectionPage({ clientId, tab }: { clientId: string; tab: ConnectionTab }) {
   const conn = useLoad(() => call<Connection>("GET", `/scimClients/${enc(clientId)}`), [clientId]);
   const c = conn.data;
+  const orgId = c?.organization_id;
+  const org = useLoad(
+    () =>
+      orgId === undefined ? Promise.resolve(undefined) : call<Organization>("GET", `/organizations/${enc(orgId)}`),
+    [orgId],
+  );
   const base = `/connections/${enc(clientId)}`;
   return (
     <section>
@@ -30,7 +36,7 @@ export function ConnectionPage({ clientId, tab }: { clientId: string; tab: Conne
         <Link href="/organizations">Organizations</Link> <span aria-hidden="true">/</span>{" "}
         {c === undefined ? null : (
           <>
-            <Link href={`/organizations/${enc(c.organization_id)}`}>Organization</Link>{" "}
+            <Link href={`/organizations/${enc(c.organization_id)}`}>{org.data?.name ?? "Organization"}</Link>{" "}
             <span aria-hidden="true">/</span>
           </>
         )}
@@ -318,8 +324,8 @@ function WebhookSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
       </div>
       {conn.webhook !== null && !secretSet ? (
         <p class="warning" role="alert">
-          This webhook URL has no secret: deliveries are not signed, so your endpoint cannot tell them from forgeries.
-          Generate a secret.
+          This webhook URL has no secret: Roster never sends an unsigned webhook, so every delivery fails until you save
+          it with a generated secret.
         </p>
       ) : null}
       {conn.webhook !== null && secretSet ? (

@@ -30,7 +30,7 @@ function SearchForm(props: { attributes: readonly string[]; what: string; onSear
           </select>
         )}
       </Field>
-      <Field label="equals" hint="Exact match; userName is case-insensitive.">
+      <Field label="equals" hint="An exact match on the chosen attribute.">
         {(id, d) => (
           <input
             id={id}
