@@ -84,12 +84,9 @@ export interface AxeViolation {
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: unknown) => Promise<AxeResults> } }).axe;
-    type AxeResults = {
-      violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
-    };
-    const results = await axe.run(document, {
+  // Strings, not functions: they run in the page, whose DOM types this Node project does not load.
+  const violations = (await page.evaluate(`(async () => {
+    const results = await window.axe.run(document, {
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
     });
     return results.violations.map((v) => ({
@@ -98,13 +95,13 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
       help: v.help,
       targets: v.nodes.map((n) => n.target.join(" ")),
     }));
-  });
+  })()`)) as AxeViolation[];
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
 
 /** The page is no wider than the viewport: nothing scrolls sideways. */
 export async function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

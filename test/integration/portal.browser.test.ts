@@ -77,7 +77,7 @@ describe("admin portal in Chromium", () => {
     await page.getByLabel("Admin token").fill("not-the-admin-token");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => page.getByRole("alert").textContent()).toContain("admin token is wrong");
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate("sessionStorage.length")).toBe(0);
 
     await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -223,10 +223,10 @@ describe("admin portal in Chromium", () => {
     await check(page, "api-keys-imported");
 
     // Nothing secret ever lands in localStorage; sign-out forgets the token.
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate("localStorage.length")).toBe(0);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Admin token").waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate("sessionStorage.length")).toBe(0);
     // The wrong token of the sign-in check is the only refused request.
     expect(browser.problems).toEqual(["401 GET /v2alpha1/admin/organizations"]);
     await page.close();

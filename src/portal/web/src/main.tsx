@@ -1,5 +1,5 @@
 import { type JSX, render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { setUnauthenticatedHandler, token } from "./api.js";
 import { ApiKeysPage } from "./pages/api-keys.js";
 import { ConnectionPage } from "./pages/connection.js";
@@ -59,6 +59,15 @@ function App() {
   useEffect(() => {
     if (!signedIn && loc.path !== "/sign-in") navigate(`/sign-in${next(loc.path)}`, true);
   }, [signedIn, loc.path]);
+  // After an in-page navigation, focus moves to the new content, as a page load would reset it for a screen reader.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [loc.path]);
 
   if (!signedIn || loc.path === "/sign-in") {
     return (
