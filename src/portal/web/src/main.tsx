@@ -75,7 +75,7 @@ function App() {
         onSignedIn={() => {
           setSignedIn(true);
           const back = loc.query.get("next");
-          navigate(back !== null && back.startsWith("/") && !back.startsWith("//") ? back : "/organizations", true);
+          navigate(back?.startsWith("/") && !back.startsWith("//") ? back : "/organizations", true);
         }}
       />
     );

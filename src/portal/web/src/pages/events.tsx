@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { type Connection, call, EVENT_KINDS, enc, q, type WebhookEvent } from "../api.js";
 import { Link } from "../router.js";
 import { Empty, ErrorNote, Field, Json, Loading, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
@@ -215,10 +215,18 @@ function EventDetail(props: {
 }) {
   const { ev } = props;
   const action = useAction();
+  // On a narrow screen the pane sits below the list: bring it (and the keyboard focus) to the reader.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true });
+    heading.current?.scrollIntoView({ block: "nearest" });
+  }, [ev.id]);
   return (
     <aside class="card detail" aria-label="Event detail">
       <div class="detail-head">
-        <h3>{ev.event}</h3>
+        <h3 ref={heading} tabIndex={-1}>
+          {ev.event}
+        </h3>
         <button type="button" class="secondary small" onClick={props.onClose}>
           Close
         </button>
