@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +31,9 @@ export interface Browser {
 
 /** Chromium with a fresh profile directory, removed on close. */
 export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or point ROSTER_CHROMIUM at one)`);
+  }
   const profile = mkdtempSync(join(tmpdir(), "roster-portal-chromium-"));
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const context = await chromium.launchPersistentContext(profile, {
