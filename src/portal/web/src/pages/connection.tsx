@@ -43,6 +43,13 @@ export function ConnectionPage({ clientId, tab }: { clientId: string; tab: Conne
       </nav>
       <h1>{c === undefined ? "Connection" : c.name === "" ? c.client_id : c.name}</h1>
       <ErrorNote error={conn.error} />
+      {c === undefined ? null : (
+        <p class="small">
+          Synced users and groups live in the organization's directory:{" "}
+          <Link href={`/organizations/${enc(c.organization_id)}/users`}>users</Link> ·{" "}
+          <Link href={`/organizations/${enc(c.organization_id)}/groups`}>groups</Link>
+        </p>
+      )}
       <nav class="tabs" aria-label="Connection">
         <Link href={base} aria-current={tab === "setup" ? "page" : undefined}>
           Setup guide
