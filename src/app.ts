@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type RouteOptions } from "fastify";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
+import { registerDirectoryRoutes } from "./admin/routes/directory.js";
 import { registerIdentityRoutes } from "./admin/routes/identities.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     traceMappings(mapper, observability.tracer);
   }
   const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
+  const groups = new GroupService(deps.db, deps.clock, eventSink);
 
   registerHealth(app, deps.db);
   registerMetricsAndWriter(app, observability);
@@ -127,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         onRateLimited: () => observability.metrics.apiKeyRateLimited(),
       });
       registerIdentityRoutes(scope, identities);
+      registerDirectoryRoutes(scope, { db: deps.db, identities, groups });
       registerTestMappingRoute(scope, { scimClients, mapper, validateMapping });
       registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
       registerObservabilityRoutes(scope, {
@@ -145,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     cursors,
     identities,
-    groups: new GroupService(deps.db, deps.clock, eventSink),
+    groups,
     observability,
   });
   return app;

@@ -1,5 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { createLogger } from "../../src/platform/logger.js";
+import { buildPortal } from "../../src/portal/build.js";
 import { type EmbeddedCluster, startEmbedded } from "../../src/storage/embedded.js";
 
 declare module "vitest" {
@@ -15,6 +16,8 @@ let cluster: EmbeddedCluster | undefined;
  * (so `npm test` needs no PostgreSQL installed). Each test file then works in a fresh schema of its own.
  */
 export async function setup(project: TestProject): Promise<void> {
+  // The portal's tests need its built assets; `npm install` builds them, this covers a tree changed since.
+  await buildPortal(() => {});
   let url = process.env.ROSTER_TEST_DATABASE_URL;
   if (url === undefined || url === "") {
     cluster = await startEmbedded({ dataDir: undefined, logger: createLogger("warn") });

@@ -1,0 +1,135 @@
+import type { FastifyInstance } from "fastify";
+import { memberCounts } from "../../directory/groups/member-counts.js";
+import type { GroupService } from "../../directory/groups/service.js";
+import type { Group, GroupFilter } from "../../directory/groups/types.js";
+import type { IdentityService } from "../../directory/identities/service.js";
+import type { StoredUser, UserFilter } from "../../directory/identities/types.js";
+import { isUuid } from "../../platform/ids.js";
+import { ScimError } from "../../scim/errors.js";
+import { type EqFilter, parseFilter, type ResourceKind } from "../../scim/query/filter.js";
+import type { Db } from "../../storage/database.js";
+import { invalidArgument, notFound } from "../errors.js";
+import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
+
+export interface DirectoryRouteDeps {
+  readonly db: Db;
+  readonly identities: IdentityService;
+  readonly groups: GroupService;
+}
+
+type OrgParams = { Params: { orgId: string } };
+type ItemParams = { Params: { orgId: string; id: string } };
+
+/**
+ * The admin portal's directory browser: an organization's users and groups, read-only. Search is the SCIM eq
+ * filter on the indexed attributes (`filter=userName eq "ada@example.com"`), so every search is an index probe.
+ */
+export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryRouteDeps): void {
+  const orgOf = (raw: string): string => {
+    if (!isUuid(raw)) throw notFound(`organization ${raw} does not exist`);
+    return raw.toLowerCase();
+  };
+
+  scope.get<OrgParams>("/organizations/:orgId/users", async (req) => {
+    const query = req.query as Record<string, unknown>;
+    const page = parsePageRequest(query);
+    const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
+    const filter = filterOf("User", query);
+    if (filter?.attribute === "displayName") throw invalidArgument("displayName is a group attribute");
+    const { rows } = await deps.identities.list(
+      orgOf(req.params.orgId),
+      filter as UserFilter | undefined,
+      { kind: "cursor", afterId: after, limit: page.pageSize + 1 },
+      { groups: true },
+    );
+    const { items, next_page_token } = pageOf(rows, page.pageSize, (u) => u.id);
+    return { users: items.map(userSummary), next_page_token };
+  });
+
+  scope.get<ItemParams>("/organizations/:orgId/users/:id", async (req) => {
+    const orgId = orgOf(req.params.orgId);
+    const id = isUuid(req.params.id) ? req.params.id.toLowerCase() : undefined;
+    const user = id === undefined ? undefined : await deps.identities.get(orgId, id, { groups: true });
+    const identity = id === undefined ? undefined : await deps.identities.getIdentity(id);
+    if (user === undefined || identity === undefined) throw notFound(`user ${req.params.id} does not exist`);
+    return { ...userSummary(user), scim: user.scim, traits: identity.traits, has_password: identity.hasPassword };
+  });
+
+  scope.get<OrgParams>("/organizations/:orgId/groups", async (req) => {
+    const query = req.query as Record<string, unknown>;
+    const orgId = orgOf(req.params.orgId);
+    const page = parsePageRequest(query);
+    const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
+    const filter = filterOf("Group", query) as GroupFilter | undefined;
+    const { rows } = await deps.groups.list(orgId, filter, {
+      kind: "cursor",
+      afterId: after,
+      limit: page.pageSize + 1,
+    });
+    const { items, next_page_token } = pageOf(rows, page.pageSize, (g) => g.id);
+    const counts = await memberCounts(
+      deps.db,
+      orgId,
+      items.map((g) => g.id),
+    );
+    return { groups: items.map((g) => groupJson(g, counts.get(g.id) ?? 0)), next_page_token };
+  });
+
+  scope.get<ItemParams>("/organizations/:orgId/groups/:id", async (req) => {
+    const orgId = orgOf(req.params.orgId);
+    const group = isUuid(req.params.id) ? await deps.groups.get(orgId, req.params.id.toLowerCase()) : undefined;
+    if (group === undefined) throw notFound(`group ${req.params.id} does not exist`);
+    const fields = { value: true, display: true, type: true, ref: false };
+    const text = (await deps.groups.membersJson(orgId, [group.id], fields, "")).get(group.id) ?? "[]";
+    const members = JSON.parse(text) as unknown[];
+    return { ...groupJson(group, members.length), members };
+  });
+}
+
+function filterOf(kind: ResourceKind, query: Record<string, unknown>): EqFilter | undefined {
+  const raw = first(query.filter);
+  if (raw === undefined || raw.trim() === "") return undefined;
+  try {
+    return parseFilter(kind, raw);
+  } catch (e) {
+    if (e instanceof ScimError) throw invalidArgument(`filter: ${e.detail ?? "invalid"}`);
+    throw e;
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+function primaryEmail(scim: Record<string, unknown>): string | null {
+  const emails = Array.isArray(scim.emails) ? (scim.emails as Record<string, unknown>[]) : [];
+  const chosen = emails.find((e) => e?.primary === true) ?? emails[0];
+  return chosen === undefined ? null : str(chosen.value);
+}
+
+function displayNameOf(scim: Record<string, unknown>): string | null {
+  const name = scim.name as Record<string, unknown> | undefined;
+  const formatted = str(name?.formatted);
+  if (formatted !== null) return formatted;
+  const parts = [str(name?.givenName), str(name?.familyName)].filter((p) => p !== null);
+  return parts.length > 0 ? parts.join(" ") : str(scim.displayName);
+}
+
+const userSummary = (u: StoredUser) => ({
+  id: u.id,
+  user_name: str(u.scim.userName) ?? "",
+  external_id: str(u.scim.externalId),
+  display_name: displayNameOf(u.scim),
+  email: primaryEmail(u.scim),
+  active: u.scim.active !== false,
+  groups: (u.groups ?? []).map((g) => ({ id: g.value, display_name: g.display })),
+  create_time: u.createdAt.toISOString(),
+  update_time: u.updatedAt.toISOString(),
+});
+
+const groupJson = (g: Group, memberCount: number) => ({
+  id: g.id,
+  display_name: g.displayName,
+  external_id: g.externalId,
+  member_count: memberCount,
+  create_time: g.createdAt.toISOString(),
+  update_time: g.updatedAt.toISOString(),
+});

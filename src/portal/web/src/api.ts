@@ -1,0 +1,176 @@
+/** The admin API as the portal uses it: the token from sessionStorage, errors as AdminApiError. */
+
+const TOKEN_KEY = "roster.adminToken";
+export const ADMIN = "/v2alpha1/admin";
+
+export const token = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (value: string) => sessionStorage.setItem(TOKEN_KEY, value),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+export class AdminApiError extends Error {
+  readonly httpStatus: number;
+  readonly status: string;
+  readonly details: readonly unknown[];
+  constructor(httpStatus: number, status: string, message: string, details: readonly unknown[] = []) {
+    super(message);
+    this.httpStatus = httpStatus;
+    this.status = status;
+    this.details = details;
+  }
+}
+
+/** Called when the server says the token is no longer valid: the app signs out. */
+let onUnauthenticated: () => void = () => {};
+export const setUnauthenticatedHandler = (handler: () => void) => {
+  onUnauthenticated = handler;
+};
+
+type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** One admin call; `tokenOverride` is for the sign-in check, before the token is kept. */
+export async function call<T>(method: Method, path: string, body?: unknown, tokenOverride?: string): Promise<T> {
+  const bearer = tokenOverride ?? token.get();
+  if (bearer === null) {
+    onUnauthenticated();
+    throw new AdminApiError(401, "UNAUTHENTICATED", "sign in first");
+  }
+  const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let res: Response;
+  try {
+    res = await fetch(`${ADMIN}${path}`, {
+      method,
+      headers,
+      credentials: "omit",
+      cache: "no-store",
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new AdminApiError(0, "UNAVAILABLE", "Roster did not answer: check that it is running");
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text === "" ? null : JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  if (!res.ok) {
+    const error = (json as { error?: { status?: string; message?: string; details?: unknown[] } } | null)?.error;
+    if (res.status === 401 && tokenOverride === undefined) onUnauthenticated();
+    throw new AdminApiError(
+      res.status,
+      error?.status ?? "UNKNOWN",
+      error?.message ?? `request failed with HTTP ${res.status}`,
+      error?.details ?? [],
+    );
+  }
+  return json as T;
+}
+
+export const q = (params: Record<string, string | number | boolean | undefined>): string => {
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") search.set(k, String(v));
+  const s = search.toString();
+  return s === "" ? "" : `?${s}`;
+};
+
+export const enc = encodeURIComponent;
+
+export interface Organization {
+  id: string;
+  name: string;
+  create_time: string;
+}
+
+export interface Connection {
+  client_id: string;
+  organization_id: string;
+  name: string;
+  scim_base_url: string;
+  auto_link: boolean;
+  mapping: string | null;
+  tenant: string;
+  product: string;
+  webhook: { url: string; secret_set: boolean } | null;
+  log_webhook_events: boolean;
+  create_time: string;
+  update_time: string;
+  secret?: string;
+}
+
+export interface DirectoryUser {
+  id: string;
+  user_name: string;
+  external_id: string | null;
+  display_name: string | null;
+  email: string | null;
+  active: boolean;
+  groups: { id: string; display_name: string }[];
+  create_time: string;
+  update_time: string;
+  scim?: Record<string, unknown>;
+  traits?: Record<string, unknown>;
+  has_password?: boolean;
+}
+
+export interface DirectoryGroup {
+  id: string;
+  display_name: string;
+  external_id: string | null;
+  member_count: number;
+  create_time: string;
+  update_time: string;
+  members?: { value: string; display: string; type: string }[];
+}
+
+export interface WebhookEvent {
+  id: string;
+  event_id: string;
+  directory_id: string;
+  event: string;
+  success: boolean;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  resend: boolean;
+  attempt_time: string;
+  payload: unknown;
+}
+
+export interface RateLimit {
+  name: string;
+  limit: number;
+  period: string;
+}
+
+export interface ApiKey {
+  key_id: string;
+  prefix?: string;
+  name: string;
+  organization_id: string | null;
+  actor_id: string | null;
+  scopes: string[];
+  metadata: Record<string, unknown>;
+  rate_limits: RateLimit[];
+  expire_time: string | null;
+  state: "ACTIVE" | "EXPIRED" | "REVOKED";
+  revoke_time: string | null;
+  create_time: string;
+  update_time: string;
+  secret?: string;
+  previous_secret_expire_time?: string;
+}
+
+export const EVENT_KINDS = [
+  "user.created",
+  "user.updated",
+  "user.deleted",
+  "group.created",
+  "group.updated",
+  "group.deleted",
+  "group.user_added",
+  "group.user_removed",
+] as const;

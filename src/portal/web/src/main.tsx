@@ -1,0 +1,126 @@
+import { type JSX, render } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { setUnauthenticatedHandler, token } from "./api.js";
+import { ApiKeysPage } from "./pages/api-keys.js";
+import { ConnectionPage } from "./pages/connection.js";
+import { GroupDetail, UserDetail } from "./pages/directory-detail.js";
+import { OrganizationPage } from "./pages/organization.js";
+import { OrganizationsPage } from "./pages/organizations.js";
+import { SignInPage } from "./pages/sign-in.js";
+import { Link, match, navigate, useLocation } from "./router.js";
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        This address names no page of the portal. <Link href="/organizations">Go to organizations</Link>.
+      </p>
+    </section>
+  );
+}
+
+type Params = Record<string, string>;
+
+/** The portal's pages by URL pattern below /portal; the first match wins. */
+const ROUTES: readonly [string, (p: Params) => JSX.Element][] = [
+  ["/", () => <OrganizationsPage />],
+  ["/organizations", () => <OrganizationsPage />],
+  ["/organizations/:org", (p) => <OrganizationPage orgId={p.org ?? ""} tab="connections" />],
+  ["/organizations/:org/users", (p) => <OrganizationPage orgId={p.org ?? ""} tab="users" />],
+  ["/organizations/:org/groups", (p) => <OrganizationPage orgId={p.org ?? ""} tab="groups" />],
+  ["/organizations/:org/users/:id", (p) => <UserDetail orgId={p.org ?? ""} id={p.id ?? ""} />],
+  ["/organizations/:org/groups/:id", (p) => <GroupDetail orgId={p.org ?? ""} id={p.id ?? ""} />],
+  ["/connections/:client", (p) => <ConnectionPage clientId={p.client ?? ""} tab="setup" />],
+  ["/connections/:client/settings", (p) => <ConnectionPage clientId={p.client ?? ""} tab="settings" />],
+  ["/connections/:client/events", (p) => <ConnectionPage clientId={p.client ?? ""} tab="events" />],
+  ["/connections/:client/mapping", (p) => <ConnectionPage clientId={p.client ?? ""} tab="mapping" />],
+  ["/api-keys", () => <ApiKeysPage tab="issued" />],
+  ["/api-keys/imported", () => <ApiKeysPage tab="imported" />],
+];
+
+function Routes({ path }: { path: string }) {
+  for (const [pattern, page] of ROUTES) {
+    const params = match(pattern, path);
+    if (params !== null) return page(params);
+  }
+  return <NotFound />;
+}
+
+function App() {
+  const loc = useLocation();
+  const [signedIn, setSignedIn] = useState(token.get() !== null);
+  useEffect(() => {
+    setUnauthenticatedHandler(() => {
+      token.clear();
+      setSignedIn(false);
+    });
+  }, []);
+  useEffect(() => {
+    if (!signedIn && loc.path !== "/sign-in") navigate(`/sign-in${next(loc.path)}`, true);
+  }, [signedIn, loc.path]);
+  // After an in-page navigation, focus moves to the new content, as a page load would reset it for a screen reader.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [loc.path]);
+
+  if (!signedIn || loc.path === "/sign-in") {
+    return (
+      <SignInPage
+        onSignedIn={() => {
+          setSignedIn(true);
+          const back = loc.query.get("next");
+          navigate(back?.startsWith("/") && !back.startsWith("//") ? back : "/organizations", true);
+        }}
+      />
+    );
+  }
+  const section = loc.path.startsWith("/api-keys") ? "keys" : "orgs";
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <Link href="/organizations" class="brand">
+          Roster
+        </Link>
+        <nav aria-label="Main">
+          <Link href="/organizations" aria-current={section === "orgs" ? "page" : undefined}>
+            Organizations
+          </Link>
+          <Link href="/api-keys" aria-current={section === "keys" ? "page" : undefined}>
+            API keys
+          </Link>
+        </nav>
+        <button
+          type="button"
+          class="secondary small"
+          onClick={() => {
+            token.clear();
+            setSignedIn(false);
+            navigate("/sign-in", true);
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Routes path={loc.path} />
+      </main>
+    </>
+  );
+}
+
+const next = (path: string) => (path === "/" || path === "/sign-in" ? "" : `?next=${encodeURIComponent(path)}`);
+
+const root = document.getElementById("app");
+if (root !== null) {
+  root.textContent = "";
+  render(<App />, root);
+}

@@ -1,0 +1,275 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { type Connection, call, EVENT_KINDS, enc, q, type WebhookEvent } from "../api.js";
+import { Link } from "../router.js";
+import { Empty, ErrorNote, Field, Json, Loading, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
+
+type EventList = { webhook_events: WebhookEvent[]; next_page_token: string };
+
+/** The webhook event log of one connection: newest first, filtered, paged past any number of rows. */
+export function EventsTab({ conn }: { conn: Connection }) {
+  const [kind, setKind] = useState("");
+  const [outcome, setOutcome] = useState("");
+  const [pageSize, setPageSize] = useState(50);
+  const pager = usePager();
+  const [selected, setSelected] = useState<WebhookEvent | undefined>();
+  const [checked, setChecked] = useState<Set<string>>(new Set());
+  const list = useLoad(
+    () =>
+      call<EventList>(
+        "GET",
+        `/scimClients/${enc(conn.client_id)}/webhookEvents${q({
+          event: kind,
+          success: outcome,
+          page_size: pageSize,
+          page_token: pager.token,
+        })}`,
+      ),
+    [conn.client_id, kind, outcome, pageSize, pager.token],
+  );
+  const bulk = useAction();
+  const [bulkResult, setBulkResult] = useState<string | undefined>();
+  const events = list.data?.webhook_events ?? [];
+  const resendable = conn.webhook?.secret_set === true;
+
+  return (
+    <>
+      <h2>Webhook events</h2>
+      {!conn.log_webhook_events ? (
+        <p class="warning">
+          Delivery logging is off for this connection: new attempts are not recorded. Turn it on under{" "}
+          <Link href={`/connections/${enc(conn.client_id)}/settings`}>Settings → Webhook</Link>.
+        </p>
+      ) : null}
+      <form class="toolbar filters" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
+        <Field label="Event type">
+          {(id) => (
+            <select
+              id={id}
+              value={kind}
+              onChange={(e) => {
+                setKind(e.currentTarget.value);
+                pager.reset();
+              }}
+            >
+              <option value="">All types</option>
+              {EVENT_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {k}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Outcome">
+          {(id) => (
+            <select
+              id={id}
+              value={outcome}
+              onChange={(e) => {
+                setOutcome(e.currentTarget.value);
+                pager.reset();
+              }}
+            >
+              <option value="">Delivered and failed</option>
+              <option value="true">Delivered</option>
+              <option value="false">Failed</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Per page">
+          {(id) => (
+            <select
+              id={id}
+              value={String(pageSize)}
+              onChange={(e) => {
+                setPageSize(Number(e.currentTarget.value));
+                pager.reset();
+              }}
+            >
+              {[25, 50, 100, 250].map((n) => (
+                <option key={n} value={String(n)}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <div class="form-end">
+          <button type="button" class="secondary" onClick={list.reload}>
+            Refresh
+          </button>
+        </div>
+      </form>
+      <ErrorNote error={list.error} />
+      {list.loading && list.data === undefined ? <Loading what="events" /> : null}
+      {list.data !== undefined && events.length === 0 ? (
+        <Empty title="No webhook events here">
+          {conn.webhook === null
+            ? "Set a webhook URL under Settings; every change your identity provider pushes is then delivered and logged here."
+            : kind !== "" || outcome !== ""
+              ? "No attempt matches these filters: widen them."
+              : "Push a user or group from your identity provider: each delivery attempt appears here."}
+        </Empty>
+      ) : null}
+      {events.length > 0 ? (
+        <>
+          <div class="actions">
+            <button
+              type="button"
+              class="secondary"
+              disabled={checked.size === 0 || bulk.busy || !resendable}
+              onClick={() =>
+                bulk.run(async () => {
+                  setBulkResult(undefined);
+                  let ok = 0;
+                  const failures: string[] = [];
+                  for (const id of checked) {
+                    try {
+                      const attempt = await call<WebhookEvent>(
+                        "POST",
+                        `/scimClients/${enc(conn.client_id)}/webhookEvents/${enc(id)}:resend`,
+                      );
+                      if (attempt.success) ok++;
+                      else failures.push(`${id}: HTTP ${attempt.status_code ?? "—"} ${attempt.error ?? ""}`);
+                    } catch (e) {
+                      failures.push(`${id}: ${e instanceof Error ? e.message : String(e)}`);
+                    }
+                  }
+                  setChecked(new Set());
+                  setBulkResult(`${ok} delivered, ${failures.length} failed`);
+                  list.reload();
+                  if (failures.length > 0) throw new Error(failures.join("; "));
+                })
+              }
+            >
+              Resend selected ({checked.size})
+            </button>
+            {bulkResult !== undefined ? <span role="status">{bulkResult}</span> : null}
+          </div>
+          <ErrorNote error={bulk.error} />
+          <div class="split">
+            <ul class="cards events" aria-label="Delivery attempts">
+              {events.map((ev) => (
+                <li class={`card row ${selected?.id === ev.id ? "selected" : ""}`} key={ev.id}>
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${ev.event} of ${ev.attempt_time} for resend`}
+                    checked={checked.has(ev.event_id)}
+                    onChange={(e) => {
+                      const next = new Set(checked);
+                      if (e.currentTarget.checked) next.add(ev.event_id);
+                      else next.delete(ev.event_id);
+                      setChecked(next);
+                    }}
+                  />
+                  <div class="row-main">
+                    <button
+                      type="button"
+                      class="link row-title"
+                      onClick={() => setSelected(ev)}
+                      aria-expanded={selected?.id === ev.id}
+                    >
+                      {ev.event}
+                    </button>
+                    <span class={`badge ${ev.success ? "ok" : "bad"}`}>
+                      {ev.success ? "Delivered" : "Failed"} {ev.status_code ?? ""}
+                    </span>
+                    <span class="small muted">
+                      <Time iso={ev.attempt_time} /> · {ev.duration_ms ?? "—"} ms{ev.resend ? " · resend" : ""}
+                    </span>
+                  </div>
+                </li>
+              ))}
+            </ul>
+            {selected !== undefined ? (
+              <EventDetail
+                conn={conn}
+                ev={selected}
+                resendable={resendable}
+                onClose={() => setSelected(undefined)}
+                onResent={(attempt) => {
+                  setSelected(attempt);
+                  list.reload();
+                }}
+              />
+            ) : null}
+          </div>
+          <Pager
+            page={pager.page}
+            nextToken={list.data?.next_page_token ?? ""}
+            onPrev={pager.prev}
+            onNext={() => pager.next(list.data?.next_page_token ?? "")}
+          />
+        </>
+      ) : null}
+    </>
+  );
+}
+
+function EventDetail(props: {
+  conn: Connection;
+  ev: WebhookEvent;
+  resendable: boolean;
+  onClose: () => void;
+  onResent: (attempt: WebhookEvent) => void;
+}) {
+  const { ev } = props;
+  const action = useAction();
+  // On a narrow screen the pane sits below the list: bring it (and the keyboard focus) to the reader.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true });
+    heading.current?.scrollIntoView({ block: "nearest" });
+  }, [ev.id]);
+  return (
+    <aside class="card detail" aria-label="Event detail">
+      <div class="detail-head">
+        <h3 ref={heading} tabIndex={-1}>
+          {ev.event}
+        </h3>
+        <button type="button" class="secondary small" onClick={props.onClose}>
+          Close
+        </button>
+      </div>
+      <dl class="facts">
+        <dt>Event id</dt>
+        <dd class="mono wrap">{ev.event_id}</dd>
+        <dt>Attempt</dt>
+        <dd>
+          {ev.resend ? "manual resend" : "automatic delivery"} at <Time iso={ev.attempt_time} />
+        </dd>
+        <dt>Response status</dt>
+        <dd>{ev.status_code ?? "no response"}</dd>
+        <dt>Duration</dt>
+        <dd>{ev.duration_ms === null ? "—" : `${ev.duration_ms} ms`}</dd>
+        {ev.error !== null ? (
+          <>
+            <dt>Error</dt>
+            <dd class="wrap">{ev.error}</dd>
+          </>
+        ) : null}
+      </dl>
+      <h4>Payload</h4>
+      <Json value={ev.payload} label="Payload" />
+      <div class="actions">
+        <button
+          type="button"
+          disabled={action.busy || !props.resendable}
+          onClick={() =>
+            action.run(async () => {
+              const attempt = await call<WebhookEvent>(
+                "POST",
+                `/scimClients/${enc(props.conn.client_id)}/webhookEvents/${enc(ev.event_id)}:resend`,
+              );
+              props.onResent(attempt);
+            })
+          }
+        >
+          Resend this event
+        </button>
+        {!props.resendable ? <span class="hint">Resend needs a webhook URL and secret.</span> : null}
+      </div>
+      <ErrorNote error={action.error} />
+    </aside>
+  );
+}

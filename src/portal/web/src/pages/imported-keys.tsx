@@ -1,0 +1,149 @@
+import { useState } from "preact/hooks";
+import { AdminApiError, type ApiKey, call, enc, q } from "../api.js";
+import { Confirm, Empty, ErrorNote, Field, Loading, Pager, useAction, useLoad, usePager } from "../ui.js";
+import { KeyFacts, stateBadge } from "./key-facts.js";
+import { type ImportItem, parseImport } from "./key-fields.js";
+
+type ImportResult = { index: number; imported_api_key?: ApiKey; error?: { code: string; message: string } };
+
+export function ImportedKeys() {
+  const pager = usePager();
+  const list = useLoad(
+    () =>
+      call<{ imported_api_keys: ApiKey[]; next_page_token: string }>(
+        "GET",
+        `/importedApiKeys${q({ page_size: 50, page_token: pager.token })}`,
+      ),
+    [pager.token],
+  );
+  const keys = list.data?.imported_api_keys ?? [];
+  const [revoking, setRevoking] = useState<ApiKey | undefined>();
+  return (
+    <>
+      <ImportForm onImported={list.reload} />
+      <h2>Imported keys</h2>
+      <ErrorNote error={list.error} />
+      {list.loading && list.data === undefined ? <Loading what="keys" /> : null}
+      {list.data !== undefined && keys.length === 0 ? (
+        <Empty title="No imported keys">Paste keys from your current system above to import them.</Empty>
+      ) : null}
+      <ul class="cards" aria-label="Imported keys">
+        {keys.map((k) => (
+          <li class="card row" key={k.key_id}>
+            <div class="row-main">
+              <span class="row-title">{k.name}</span> {stateBadge(k)}
+              <KeyFacts k={k} />
+            </div>
+            <div class="row-actions">
+              <button type="button" class="danger small" onClick={() => setRevoking(k)} aria-label={`Delete ${k.name}`}>
+                Delete
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      <Pager
+        page={pager.page}
+        nextToken={list.data?.next_page_token ?? ""}
+        onPrev={pager.prev}
+        onNext={() => pager.next(list.data?.next_page_token ?? "")}
+      />
+      {revoking !== undefined ? (
+        <Confirm
+          title={`Delete ${revoking.name}?`}
+          confirmLabel="Delete key"
+          onClose={() => setRevoking(undefined)}
+          onConfirm={async () => {
+            await call("DELETE", `/importedApiKeys/${enc(revoking.key_id)}`);
+            list.reload();
+          }}
+        >
+          <p>The key is revoked: verification answers REVOKED, and importing the same raw key again is refused.</p>
+        </Confirm>
+      ) : null}
+    </>
+  );
+}
+
+function ImportForm({ onImported }: { onImported: () => void }) {
+  const [text, setText] = useState("");
+  const [name, setName] = useState("imported key");
+  const [actor, setActor] = useState("");
+  const [results, setResults] = useState<{ items: ImportItem[]; results: ImportResult[] } | undefined>();
+  const action = useAction();
+  return (
+    <form
+      class="card"
+      aria-labelledby="import-h"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setResults(undefined);
+        action.run(async () => {
+          const items = parseImport(text, { name: name.trim(), actor: actor.trim() });
+          if (items.length === 0) throw new Error("paste at least one key");
+          try {
+            const out = await call<{ results: ImportResult[] }>("POST", "/importedApiKeys:batchCreate", {
+              requests: items,
+            });
+            setResults({ items, results: out.results });
+          } catch (err) {
+            // Every item failed: the per-item results are in the error's details.
+            const detail =
+              err instanceof AdminApiError ? (err.details[0] as { results?: ImportResult[] } | undefined) : undefined;
+            if (detail?.results === undefined) throw err;
+            setResults({ items, results: detail.results });
+          }
+          setText("");
+          onImported();
+        });
+      }}
+    >
+      <h2 id="import-h">Import keys</h2>
+      <Field
+        label="Keys to import"
+        hint="One raw key a line, or CSV with a header row naming raw_key, name, actor_id and optionally scopes. Keys are hashed on arrival and never shown again."
+      >
+        {(id, d) => (
+          <textarea
+            id={id}
+            class="mono"
+            rows={5}
+            aria-describedby={d}
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <div class="grid-form">
+        <Field label="Name (when the line has none)">
+          {(id) => <input id={id} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Actor id (when the line has none)">
+          {(id) => <input id={id} value={actor} onInput={(e) => setActor(e.currentTarget.value)} />}
+        </Field>
+      </div>
+      <div class="form-end">
+        <button type="submit" disabled={action.busy || text.trim() === ""}>
+          Import
+        </button>
+      </div>
+      <ErrorNote error={action.error} />
+      {results !== undefined ? (
+        <div role="status">
+          <h3>
+            {results.results.filter((r) => r.error === undefined).length} imported,{" "}
+            {results.results.filter((r) => r.error !== undefined).length} failed
+          </h3>
+          <ol class="results">
+            {results.results.map((r) => (
+              <li key={r.index} class={r.error === undefined ? "ok-text" : "error"}>
+                Item {r.index + 1} ({results.items[r.index]?.name ?? ""}):{" "}
+                {r.error === undefined ? "imported" : `${r.error.code}: ${r.error.message}`}
+              </li>
+            ))}
+          </ol>
+        </div>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,144 @@
+import { useState } from "preact/hooks";
+import { type Connection, call, enc, type Organization, q } from "../api.js";
+import { Link, navigate } from "../router.js";
+import { oneTime } from "../secrets.js";
+import { Empty, ErrorNote, Field, Loading, Time, useAction, useLoad } from "../ui.js";
+import { GroupsTab, UsersTab } from "./directory.js";
+import { IDPS, type IdpKey } from "./idps.js";
+
+export type OrgTab = "connections" | "users" | "groups";
+
+export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrgTab }) {
+  const org = useLoad(() => call<Organization>("GET", `/organizations/${enc(orgId)}`), [orgId]);
+  const base = `/organizations/${enc(orgId)}`;
+  return (
+    <section>
+      <nav aria-label="Breadcrumb" class="crumbs">
+        <Link href="/organizations">Organizations</Link> <span aria-hidden="true">/</span>
+      </nav>
+      <h1>{org.data?.name ?? "Organization"}</h1>
+      <ErrorNote error={org.error} />
+      <p class="mono small muted">{orgId}</p>
+      <nav class="tabs" aria-label="Organization">
+        <Link href={base} aria-current={tab === "connections" ? "page" : undefined}>
+          Connections
+        </Link>
+        <Link href={`${base}/users`} aria-current={tab === "users" ? "page" : undefined}>
+          Users
+        </Link>
+        <Link href={`${base}/groups`} aria-current={tab === "groups" ? "page" : undefined}>
+          Groups
+        </Link>
+      </nav>
+      {tab === "connections" ? <Connections orgId={orgId} /> : null}
+      {tab === "users" ? <UsersTab orgId={orgId} /> : null}
+      {tab === "groups" ? <GroupsTab orgId={orgId} /> : null}
+    </section>
+  );
+}
+
+type ClientList = { scim_clients: Connection[]; next_page_token: string };
+
+function Connections({ orgId }: { orgId: string }) {
+  const list = useLoad(
+    () => call<ClientList>("GET", `/scimClients${q({ organization_id: orgId, page_size: 1000 })}`),
+    [orgId],
+  );
+  const clients = list.data?.scim_clients ?? [];
+  return (
+    <>
+      <h2>Connections</h2>
+      <p class="lead">
+        A connection is one SCIM client: the base URL and secret you enter in an identity provider. Users and groups it
+        pushes belong to this organization.
+      </p>
+      <CreateConnection orgId={orgId} />
+      <ErrorNote error={list.error} />
+      {list.loading && list.data === undefined ? <Loading what="connections" /> : null}
+      {list.data !== undefined && clients.length === 0 ? (
+        <Empty title="No connections yet">
+          Create one above, then follow its setup guide in your identity provider's console.
+        </Empty>
+      ) : null}
+      {clients.length > 0 ? (
+        <ul class="cards" aria-label="Connections">
+          {clients.map((c) => (
+            <li class="card row" key={c.client_id}>
+              <div class="row-main">
+                <Link href={`/connections/${enc(c.client_id)}`} class="row-title">
+                  {c.name === "" ? c.client_id : c.name}
+                </Link>
+                <span class="mono small muted wrap">{c.scim_base_url}</span>
+                <span class="small muted">
+                  Created <Time iso={c.create_time} />
+                </span>
+                {c.webhook !== null && !c.webhook.secret_set ? (
+                  <span class="badge warn">Webhook without secret</span>
+                ) : null}
+              </div>
+              <div class="row-actions">
+                <Link href={`/connections/${enc(c.client_id)}/events`} class="button secondary small">
+                  Events
+                </Link>
+                <Link href={`/connections/${enc(c.client_id)}/settings`} class="button secondary small">
+                  Settings
+                </Link>
+              </div>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
+
+function CreateConnection({ orgId }: { orgId: string }) {
+  const [name, setName] = useState("");
+  const [idp, setIdp] = useState<IdpKey>("okta");
+  const action = useAction();
+  return (
+    <form
+      class="card grid-form"
+      aria-label="Create a connection"
+      onSubmit={(e) => {
+        e.preventDefault();
+        action.run(async () => {
+          const created = await call<Connection>("POST", "/scimClients", {
+            organization_id: orgId,
+            name: name.trim() === "" ? IDPS[idp].name : name.trim(),
+          });
+          if (created.secret !== undefined) oneTime.put(created.client_id, created.secret);
+          navigate(`/connections/${enc(created.client_id)}?idp=${idp}`);
+        });
+      }}
+    >
+      <Field label="Identity provider" hint="Chooses the setup guide shown next; you can switch guides later.">
+        {(id, d) => (
+          <select id={id} aria-describedby={d} value={idp} onChange={(e) => setIdp(e.currentTarget.value as IdpKey)}>
+            {Object.entries(IDPS).map(([key, p]) => (
+              <option key={key} value={key}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Connection name" hint="Optional; defaults to the identity provider's name." error={action.error}>
+        {(id, d) => (
+          <input
+            id={id}
+            maxLength={256}
+            aria-describedby={d}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <div class="form-end">
+        <button type="submit" disabled={action.busy}>
+          Create connection
+        </button>
+      </div>
+    </form>
+  );
+}

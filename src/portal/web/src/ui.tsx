@@ -1,0 +1,249 @@
+import type { ComponentChildren } from "preact";
+import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
+import { AdminApiError } from "./api.js";
+
+export const messageOf = (e: unknown): string =>
+  e instanceof AdminApiError ? e.message : e instanceof Error ? e.message : String(e);
+
+/** Loads data for a view; `reload` fetches again. A newer load wins over an older one still in flight. */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]) {
+  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  const seq = useRef(0);
+  const reload = useCallback(() => {
+    const mine = ++seq.current;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => mine === seq.current && setState({ data, loading: false }),
+      (e: unknown) => mine === seq.current && setState({ error: messageOf(e), loading: false }),
+    );
+  }, deps);
+  useEffect(reload, [reload]);
+  return { ...state, reload };
+}
+
+/**
+ * Runs one action of a form or button and keeps its error next to it: cleared when the action is retried and
+ * succeeds, so an old error never outlives a later success.
+ */
+export function useAction() {
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const run = useCallback(async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { error, busy, run, setError };
+}
+
+export function ErrorNote({ error, id }: { error: string | undefined; id?: string }) {
+  if (error === undefined) return null;
+  return (
+    <p class="error" role="alert" id={id}>
+      {error}
+    </p>
+  );
+}
+
+export function Field(props: {
+  label: string;
+  hint?: ComponentChildren;
+  error?: string | undefined;
+  children: (id: string, describedBy: string | undefined) => ComponentChildren;
+}) {
+  const id = useId();
+  const hintId = props.hint === undefined ? undefined : `${id}-hint`;
+  const errId = props.error === undefined ? undefined : `${id}-err`;
+  const describedBy = [hintId, errId].filter(Boolean).join(" ") || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      {props.children(id, describedBy)}
+      {props.hint === undefined ? null : (
+        <p class="hint" id={hintId}>
+          {props.hint}
+        </p>
+      )}
+      <ErrorNote error={props.error} {...(errId === undefined ? {} : { id: errId })} />
+    </div>
+  );
+}
+
+const TIME = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  timeZoneName: "short",
+});
+
+/** A time in the viewer's zone, with the zone named; the UTC instant in the tooltip and the datetime attribute. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (iso === null || iso === undefined) return <span>—</span>;
+  const d = new Date(iso);
+  return (
+    <time dateTime={d.toISOString()} title={d.toISOString()}>
+      {TIME.format(d)}
+    </time>
+  );
+}
+
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  return (
+    <button
+      type="button"
+      class="secondary small"
+      aria-label={`Copy ${label}`}
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(value);
+          setState("copied");
+        } catch {
+          setState("failed");
+        }
+      }}
+    >
+      {state === "copied" ? "Copied" : state === "failed" ? "Select and copy" : "Copy"}
+    </button>
+  );
+}
+
+/** A value an admin copies into another console: monospaced, selectable, with a copy button. */
+export function CopyField({ label, value, note }: { label: string; value: string; note?: ComponentChildren }) {
+  const id = useId();
+  return (
+    <div class="copy-field">
+      <label for={id}>{label}</label>
+      <div class="copy-row">
+        <input id={id} class="mono" readOnly value={value} onFocus={(e) => e.currentTarget.select()} />
+        <CopyButton value={value} label={label} />
+      </div>
+      {note === undefined ? null : <p class="hint">{note}</p>}
+    </div>
+  );
+}
+
+/** A secret shown once: copy it now, it is not shown again. */
+export function OnceSecret({ label, value, children }: { label: string; value: string; children?: ComponentChildren }) {
+  return (
+    <div class="once" role="status">
+      <CopyField label={label} value={value} />
+      <p class="hint">
+        <strong>Copy it now:</strong> Roster does not show it again. {children}
+      </p>
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p class="empty-title">{title}</p>
+      {children === undefined ? null : <p>{children}</p>}
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="muted" aria-live="polite">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** A modal confirmation (native dialog: focus trapped, Escape cancels) that says what the action removes. */
+export function Confirm(props: {
+  title: string;
+  confirmLabel: string;
+  children: ComponentChildren;
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const action = useAction();
+  useEffect(() => {
+    ref.current?.showModal();
+  }, []);
+  const titleId = useId();
+  return (
+    <dialog ref={ref} aria-labelledby={titleId} onClose={props.onClose}>
+      <h2 id={titleId}>{props.title}</h2>
+      <div class="dialog-body">{props.children}</div>
+      <ErrorNote error={action.error} />
+      <div class="actions">
+        <button type="button" class="secondary" onClick={() => ref.current?.close()}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          class="danger"
+          disabled={action.busy}
+          onClick={() =>
+            action.run(async () => {
+              await props.onConfirm();
+              ref.current?.close();
+            })
+          }
+        >
+          {props.confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** Keyset paging: the tokens of the pages before this one are kept, so Previous works too. */
+export function usePager() {
+  const [stack, setStack] = useState<string[]>([""]);
+  const token = stack[stack.length - 1] ?? "";
+  return {
+    token,
+    page: stack.length,
+    next: (t: string) => setStack((s) => [...s, t]),
+    prev: () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s)),
+    reset: () => setStack([""]),
+  };
+}
+
+export function Pager(props: { page: number; nextToken: string; onPrev: () => void; onNext: () => void }) {
+  if (props.page === 1 && props.nextToken === "") return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" class="secondary" disabled={props.page === 1} onClick={props.onPrev}>
+        Previous
+      </button>
+      <span>Page {props.page}</span>
+      <button type="button" class="secondary" disabled={props.nextToken === ""} onClick={props.onNext}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function Json({ value, label }: { value: unknown; label: string }) {
+  return (
+    <figure class="json-figure">
+      <figcaption class="sr-only">{label}</figcaption>
+      <pre class="json">{JSON.stringify(value, null, 2)}</pre>
+    </figure>
+  );
+}
+
+/** Random bytes as base64url, from the browser's CSPRNG. */
+export function randomSecret(bytes = 32): string {
+  const buf = new Uint8Array(bytes);
+  crypto.getRandomValues(buf);
+  let bin = "";
+  for (const b of buf) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}

@@ -1,0 +1,112 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+
+/** Debian's Chromium; CI installs it when missing. */
+export const CHROMIUM = process.env.ROSTER_CHROMIUM ?? "/usr/bin/chromium";
+
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Where a run's screenshots go (gitignored); a few are copied to docs/portal/ by hand. */
+export const SCREENSHOT_DIR = new URL("../../test-results/portal/", import.meta.url).pathname;
+
+export interface Browser {
+  readonly context: BrowserContext;
+  /** Console errors and CSP violations seen on any page so far. */
+  readonly problems: string[];
+  page(width: number, height?: number): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Chromium with a fresh profile directory, removed on close. */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or point ROSTER_CHROMIUM at one)`);
+  }
+  const profile = mkdtempSync(join(tmpdir(), "roster-portal-chromium-"));
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 900 },
+    timezoneId: "Europe/Berlin",
+    locale: "en-GB",
+  });
+  const problems: string[] = [];
+  const watch = (page: Page) => {
+    page.on("console", (m) => {
+      // Failed loads are reported with their URL below.
+      if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(m.text());
+    });
+    page.on("response", (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+    });
+    page.on("pageerror", (e) => problems.push(e.message));
+  };
+  return {
+    context,
+    problems,
+    async page(width, height = 900) {
+      const existing = context.pages()[0];
+      const page = existing !== undefined && existing.url() === "about:blank" ? existing : await context.newPage();
+      watch(page);
+      await page.setViewportSize({ width, height });
+      return page;
+    },
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+export interface AxeViolation {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  readonly targets: string[];
+}
+
+/**
+ * axe-core's WCAG 2.x A/AA rules on the page as it is now. The script is evaluated through the DevTools protocol,
+ * which the page's CSP does not govern, so the CSP under test stays on.
+ */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  // Strings, not functions: they run in the page, whose DOM types this Node project does not load.
+  const violations = (await page.evaluate(`(async () => {
+    const results = await window.axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+    });
+    return results.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.join(" ")),
+    }));
+  })()`)) as AxeViolation[];
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/** The page is no wider than the viewport: nothing scrolls sideways. */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}

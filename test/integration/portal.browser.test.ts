@@ -1,0 +1,302 @@
+import type { AddressInfo } from "node:net";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/platform/clock.js";
+import type { Webhooks } from "../../src/webhooks/index.js";
+import { ADMIN_TOKEN, createTestApp, createTestDatabase, type TestApp } from "../helpers/app.js";
+import { type Browser, horizontalOverflow, launchBrowser, screenshot, seriousViolations } from "../helpers/browser.js";
+import { idpBody } from "../helpers/idp-fixtures.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { TEST_SECRETS, testWebhooks } from "../helpers/webhooks.js";
+
+/**
+ * The portal in Chromium against a real Roster on a real port: an operator's first day, from sign-in to a dry-run
+ * of a data mapping, with an accessibility check and a no-sideways-scrolling check on every page.
+ */
+let t: TestApp;
+let webhooks: Webhooks;
+let receiver: WebhookReceiver;
+let browser: Browser;
+let origin = "";
+
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  const clock = new ManualClock(Date.parse("2026-11-23T10:00:00Z"));
+  webhooks = testWebhooks(database.db, clock);
+  receiver = await startWebhookReceiver();
+  t = await createTestApp({
+    database,
+    clock,
+    secrets: TEST_SECRETS,
+    extra: { webhooks, publicUrl: () => origin },
+  });
+  await t.app.listen({ host: "127.0.0.1", port: 0 });
+  origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await t?.database.close();
+  await receiver?.close();
+});
+
+/** Every page the walk visits, checked at both widths. */
+const visited = new Map<string, string>();
+
+async function check(page: Page, name: string): Promise<void> {
+  await page.waitForLoadState("networkidle");
+  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+  expect(await horizontalOverflow(page), `horizontal overflow on ${name}`).toBeLessThanOrEqual(0);
+  await screenshot(page, `${name}-${page.viewportSize()?.width ?? 0}`);
+  visited.set(name, new URL(page.url()).pathname);
+}
+
+async function scim(base: string, secret: string, method: string, path: string, body: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${secret}`, "content-type": "application/scim+json" },
+    body: JSON.stringify(body),
+  });
+  expect(res.status, `${method} ${path}: ${await res.clone().text()}`).toBeLessThan(300);
+  return (await res.json()) as { id: string };
+}
+
+describe("admin portal in Chromium", () => {
+  it("walks an operator through sign-in, a connection, SCIM sync, events, keys and the mapping at 1280 px", async () => {
+    const page = await browser.page(1280);
+
+    // /portal (no slash) lands on the sign-in page.
+    await page.goto(`${origin}/portal`);
+    await page.getByLabel("Admin token").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/portal/sign-in");
+    await check(page, "sign-in");
+
+    // A wrong token is refused, said so, and not kept.
+    await page.getByLabel("Admin token").fill("not-the-admin-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("admin token is wrong");
+    expect(await page.evaluate("sessionStorage.length")).toBe(0);
+
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Organizations" }).waitFor();
+    await expect.poll(() => page.getByText("No organizations yet").isVisible()).toBe(true);
+    await check(page, "organizations-empty");
+
+    // An organization, then an Okta connection.
+    await page.getByLabel("New organization name").fill("Acme Corp");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await page.getByRole("heading", { name: "Acme Corp" }).waitFor();
+    await check(page, "organization-connections-empty");
+    await page.getByLabel("Identity provider").selectOption("okta");
+    await page.getByLabel("Connection name").fill("Okta production");
+    await page.getByRole("button", { name: "Create connection" }).click();
+    await page.getByRole("heading", { name: "Set up Okta" }).waitFor();
+
+    // The Okta guide's values, read off the page as an admin would copy them.
+    const baseUrl = await page.getByLabel("SCIM connector base URL", { exact: true }).inputValue();
+    const secret = await page.getByLabel("Authorization (Bearer)", { exact: true }).inputValue();
+    expect(await page.getByLabel("Unique identifier field for users", { exact: true }).inputValue()).toBe("userName");
+    expect(baseUrl).toMatch(new RegExp(`^${origin}/scim/[^/]+/v2$`));
+    expect(secret.length).toBeGreaterThan(20);
+    expect(page.url()).not.toContain(secret);
+    await check(page, "connection-setup-okta");
+
+    // Webhook to a local receiver, with a generated secret and delivery logging on.
+    await page.getByRole("link", { name: "Settings" }).click();
+    // A URL Roster refuses: the error shows under the field, and goes once a good URL is saved.
+    await page.getByLabel("Webhook URL").fill("ftp://example.com/hook");
+    await page.getByRole("button", { name: "Save webhook" }).click();
+    await expect.poll(() => page.getByLabel("Webhook URL").getAttribute("aria-invalid")).toBe("true");
+    await page.getByRole("alert").filter({ hasText: "webhook.url" }).waitFor();
+    await page.getByLabel("Webhook URL").fill(receiver.url);
+    await page.getByLabel(/Keep a log of every delivery attempt/).check();
+    await page.getByRole("button", { name: "Save webhook" }).click();
+    await expect.poll(() => page.getByRole("alert").filter({ hasText: "webhook.url" }).count()).toBe(0);
+    await page.getByText("This webhook URL has no secret").waitFor();
+    await page.getByRole("button", { name: "Save with a generated secret" }).click();
+    const webhookSecret = await page.getByLabel("Webhook secret", { exact: true }).inputValue();
+    expect(webhookSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    await expect.poll(() => page.getByText("This webhook URL has no secret").count()).toBe(0);
+    await check(page, "connection-settings");
+
+    // Okta pushes two users and a group, as its reference describes.
+    const ada = await scim(baseUrl, secret, "POST", "/Users", {
+      ...idpBody("okta-create-user"),
+      userName: "ada@acme.example",
+      externalId: "okta-ada",
+      emails: [{ primary: true, value: "ada@acme.example", type: "work" }],
+      name: { givenName: "Ada", familyName: "Lovelace" },
+    });
+    const bob = await scim(baseUrl, secret, "POST", "/Users", {
+      ...idpBody("okta-create-user"),
+      userName: "bob@acme.example",
+      externalId: "okta-bob",
+      emails: [{ primary: true, value: "bob@acme.example", type: "work" }],
+    });
+    const group = await scim(baseUrl, secret, "POST", "/Groups", {
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      displayName: "Engineering",
+      members: [],
+    });
+    await scim(
+      baseUrl,
+      secret,
+      "PATCH",
+      `/Groups/${group.id}`,
+      idpBody("okta-group-add-members", { user1: ada.id, user2: bob.id }),
+    );
+    // Enough further users for more than one page of events at 25 a page.
+    for (let i = 0; i < 24; i++) {
+      await scim(baseUrl, secret, "POST", "/Users", {
+        ...idpBody("okta-create-user"),
+        userName: `u${i}@acme.example`,
+        externalId: `okta-u${i}`,
+        emails: [],
+      });
+    }
+    await webhooks.dispatcher.drain();
+    expect(receiver.received.length).toBeGreaterThanOrEqual(28);
+
+    // Find them in the directory browser.
+    await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Acme Corp" }).click();
+    await page.getByRole("link", { name: "Users" }).click();
+    await page.getByRole("link", { name: "ada@acme.example" }).waitFor();
+    await page.getByLabel("Attribute").selectOption("externalId");
+    await page.getByLabel("equals").fill("okta-bob");
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect.poll(() => page.getByRole("link", { name: "ada@acme.example" }).count()).toBe(0);
+    await page.getByRole("link", { name: "bob@acme.example" }).waitFor();
+    await check(page, "directory-users");
+    await page.getByRole("button", { name: "Clear" }).click();
+    await page.getByRole("link", { name: "ada@acme.example" }).click();
+    await page.getByRole("heading", { name: "Mapped traits" }).waitFor();
+    await page.getByText('"first": "Ada"').waitFor();
+    await page.getByRole("link", { name: "Engineering" }).waitFor();
+    await check(page, "directory-user");
+    await page.getByRole("link", { name: "Engineering" }).click();
+    await page.getByRole("heading", { name: "Members" }).waitFor();
+    await page.getByRole("link", { name: "bob@acme.example" }).waitFor();
+    await check(page, "directory-group");
+    await page.getByRole("link", { name: "Groups" }).click();
+    await page.getByRole("cell", { name: "2" }).waitFor();
+    await check(page, "directory-groups");
+
+    // Open an event and resend it.
+    await page.goto(
+      `${origin}${new URL(baseUrl).pathname.replace(/^\/scim\/([^/]+)\/v2$/, "/portal/connections/$1/events")}`,
+    );
+    await page.getByLabel("Per page").selectOption("25");
+    await page.getByText("Page 1").waitFor();
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByText("Page 2").waitFor();
+    await expect
+      .poll(() => page.getByRole("list", { name: "Delivery attempts" }).getByRole("listitem").count())
+      // 26 user.created, group.created and two group.user_added: 29 attempts.
+      .toBe(4);
+    await page.getByRole("button", { name: "Previous" }).click();
+    await page.getByText("Page 1").waitFor();
+    await page.getByLabel("Event type").selectOption("user.created");
+    await page.getByRole("button", { name: "user.created" }).last().click();
+    const detail = page.getByRole("complementary", { name: "Event detail" });
+    await detail.getByRole("heading", { name: "Payload" }).waitFor();
+    await detail.getByText('"event": "user.created"').waitFor();
+    await check(page, "events");
+    const before = receiver.received.length;
+    await detail.getByRole("button", { name: "Resend this event" }).click();
+    await detail.getByText("manual resend").waitFor();
+    expect(receiver.received.length).toBe(before + 1);
+
+    // Mapping: a syntax error inline, then a dry run on Okta's sample.
+    await page.getByRole("link", { name: "Data mapping" }).click();
+    const editor = page.getByLabel("JSONata expression");
+    await editor.fill('{ "login": userName, ');
+    await page.getByText(/^Line 1, column/).waitFor();
+    await editor.fill('{ "login": $lowercase(userName), "mail": emails[primary].value }');
+    await expect.poll(() => page.getByText(/^Line 1, column/).count()).toBe(0);
+    await page.getByLabel("Sample payload").selectOption("okta");
+    await page.getByRole("button", { name: "Run dry run" }).click();
+    await page.getByText('"login": "test.user@okta.local"').waitFor();
+    await page.getByRole("button", { name: "Save mapping" }).click();
+    await page.getByText("Saved: new and updated users get these traits.").waitFor();
+    await check(page, "mapping");
+
+    // API keys: create (secret shown once), rotate with a grace period.
+    await page.getByRole("link", { name: "API keys" }).click();
+    await check(page, "api-keys-empty");
+    await page.getByRole("button", { name: "Create an issued key" }).click();
+    await page.getByLabel("Name").fill("billing worker");
+    await page.getByLabel("Scopes").fill("invoices:read invoices:write");
+    await page.getByLabel("Rate limits").fill("per_minute 100 60s");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const first = await page.getByLabel("Secret of billing worker", { exact: true }).inputValue();
+    expect(first).toMatch(/^rsk_[0-9a-f]{8}_/);
+    await page.getByRole("button", { name: "Rotate billing worker" }).click();
+    await page.getByLabel("The previous secret keeps working for").selectOption("3600");
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByText(/Rotated; the previous secret verifies until/).waitFor();
+    const second = await page.getByLabel("Secret of billing worker", { exact: true }).inputValue();
+    expect(second).not.toBe(first);
+    await check(page, "api-keys");
+    await page.getByRole("link", { name: "Imported" }).click();
+    await page
+      .getByLabel("Keys to import")
+      .fill("raw_key,name,actor_id\nsk_live_0123456789abcdef,legacy,user-1\nshort,bad,user-2");
+    await page.getByRole("button", { name: "Import" }).click();
+    await page.getByText("1 imported, 1 failed").waitFor();
+    await check(page, "api-keys-imported");
+
+    // Organizations: rename, then delete after a confirmation that says what goes with it.
+    await page.getByRole("link", { name: "Organizations" }).first().click();
+    await page.getByLabel("New organization name").fill("Globex");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await page.getByRole("heading", { name: "Globex" }).waitFor();
+    await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Organizations" }).click();
+    await page.getByRole("button", { name: "Rename Globex" }).click();
+    await page.getByLabel("New name for Globex").fill("Globex Corporation");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("link", { name: "Globex Corporation" }).waitFor();
+    await page.getByLabel("Search organizations").fill("globex");
+    await expect.poll(() => page.getByRole("link", { name: "Acme Corp" }).count()).toBe(0);
+    await page.getByRole("button", { name: "Delete Globex Corporation" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete Globex Corporation?" });
+    await dialog.getByText(/every user and group synced into it/).waitFor();
+    await check(page, "organization-delete-dialog");
+    await dialog.getByRole("button", { name: "Delete organization" }).click();
+    await page.getByText("No organization matches “globex”").waitFor();
+
+    // Nothing secret ever lands in localStorage; sign-out forgets the token.
+    expect(await page.evaluate("localStorage.length")).toBe(0);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Admin token").waitFor();
+    expect(await page.evaluate("sessionStorage.length")).toBe(0);
+    // The wrong token and the refused webhook URL are the only refused requests: the CSP blocked nothing.
+    expect(browser.problems).toEqual([
+      "401 GET /v2alpha1/admin/organizations",
+      expect.stringMatching(/^400 PATCH \/v2alpha1\/admin\/scimClients\//),
+    ]);
+    await page.close();
+  }, 70_000);
+
+  it("fits every page into 390 px with no sideways scrolling and no serious accessibility violation", async () => {
+    expect(visited.size).toBeGreaterThan(8);
+    const page = await browser.page(390, 844);
+    await page.goto(`${origin}/portal/sign-in`);
+    await check(page, "sign-in");
+    // By keyboard alone.
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(ADMIN_TOKEN);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Organizations" }).waitFor();
+    for (const [name, path] of visited) {
+      if (name === "sign-in" || name.endsWith("-dialog")) continue;
+      // A deep link, as a reload would load it.
+      await page.goto(`${origin}${path}`);
+      await page.locator("main h1").waitFor();
+      await check(page, name);
+    }
+    await page.close();
+  }, 50_000);
+});
