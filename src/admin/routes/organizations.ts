@@ -1,3 +1,4 @@
+import { MAX_ORGANIZATION_NAME_LENGTH } from "../limits.js";
 import type { FastifyInstance } from "fastify";
 import type { Organization, OrganizationService } from "../../directory/organizations/service.js";
 import { isUuid } from "../../platform/ids.js";
@@ -17,7 +18,7 @@ export function registerOrganizationRoutes(
   onDeleted: (organizationId: string) => void,
 ): void {
   scope.post("/organizations", async (req, reply) => {
-    const name = requireString(requireObject(req.body), "name", 256);
+    const name = requireString(requireObject(req.body), "name", MAX_ORGANIZATION_NAME_LENGTH);
     reply.code(201);
     return organizationJson(await organizations.create(name));
   });
