@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { STATUS_CODES } from "node:http";
+import { maxHeaderSize, STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type AdminStatus, errorBody as adminErrorBody } from "./admin/errors.js";
 import { logInternalError, pathOnly } from "./platform/internal-error.js";
@@ -82,10 +82,11 @@ export function clientErrorHandler(error: NodeJS.ErrnoException & { rawPacket?: 
     status = 408;
     message = "the request took too long to arrive";
   } else if (error.code === "HPE_HEADER_OVERFLOW") {
-    // Node counts the request line with the headers; a line that never ended is a URL too long.
-    const lineEnded = raw?.includes("\r\n") === true;
-    status = lineEnded ? 431 : 414;
-    message = lineEnded ? "the request headers are too large" : "the URL is too long";
+    // Node counts the request line with the headers: a line that alone fills the limit is a URL too long.
+    const lineEnd = raw?.indexOf("\r\n") ?? -1;
+    const urlTooLong = lineEnd === -1 || lineEnd >= maxHeaderSize;
+    status = urlTooLong ? 414 : 431;
+    message = urlTooLong ? "the URL is too long" : "the request headers are too large";
   }
   const rendered = render(protocolOf(target), status, message);
   socket.end(
