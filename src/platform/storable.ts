@@ -27,7 +27,7 @@ export interface InputProblem {
 }
 
 interface Frame {
-  readonly value: unknown;
+  readonly value: object;
   readonly depth: number;
   readonly parent: Frame | undefined;
   readonly key: string | number | undefined;
@@ -35,45 +35,51 @@ interface Frame {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
-function pathOf(frame: Frame): string {
-  const parts: string[] = [];
-  for (let f: Frame | undefined = frame; f?.key !== undefined; f = f.parent) {
-    const key = f.key;
-    if (typeof key === "number") parts.push(`[${key}]`);
-    else if (IDENTIFIER.test(key)) parts.push(f.parent?.parent === undefined ? key : `.${key}`);
-    else parts.push(`[${JSON.stringify(key)}]`);
-  }
-  return parts.reverse().join("");
+/** `members[3].value`: the keys from the root to `frame`, then `key` when given. */
+function pathOf(frame: Frame | undefined, key?: string | number): string {
+  const keys: (string | number)[] = key === undefined ? [] : [key];
+  for (let f = frame; f?.key !== undefined; f = f.parent) keys.push(f.key);
+  return keys
+    .reverse()
+    .map((k, i) => {
+      if (typeof k === "number") return `[${k}]`;
+      if (IDENTIFIER.test(k)) return i === 0 ? k : `.${k}`;
+      return `[${JSON.stringify(k)}]`;
+    })
+    .join("");
 }
 
 /**
  * The first string (value or object key) PostgreSQL cannot store in a parsed JSON value, or a nesting deeper than
  * `maxDepth` (recursive code further on — and PostgreSQL's own jsonb parser — would run out of stack). Iterative, so
- * the check itself cannot overflow whatever the depth.
+ * the check itself cannot overflow whatever the depth; strings are checked in place, only containers are stacked.
  */
 export function findUnstorable(root: unknown, maxDepth: number): InputProblem | undefined {
+  if (typeof root === "string") {
+    const bad = unstorableIn(root);
+    return bad === undefined ? undefined : { at: "", problem: bad };
+  }
+  if (typeof root !== "object" || root === null) return undefined;
   const stack: Frame[] = [{ value: root, depth: 0, parent: undefined, key: undefined }];
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
-    const { value, depth } = frame;
-    if (typeof value === "string") {
-      const bad = unstorableIn(value);
-      if (bad !== undefined) return { at: pathOf(frame), problem: bad };
-      continue;
-    }
-    if (typeof value !== "object" || value === null) continue;
-    if (depth >= maxDepth) return { at: pathOf(frame), problem: "too deep" };
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--)
-        stack.push({ value: value[i], depth: depth + 1, parent: frame, key: i });
-      continue;
-    }
-    const keys = Object.keys(value);
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i] as string;
-      const child: Frame = { value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: frame, key };
-      const bad = unstorableIn(key);
-      if (bad !== undefined) return { at: pathOf(child), problem: bad };
-      stack.push(child);
+    if (frame.depth >= maxDepth) return { at: pathOf(frame), problem: "too deep" };
+    const container = frame.value;
+    const isArray = Array.isArray(container);
+    const keys = isArray ? undefined : Object.keys(container);
+    const length = isArray ? container.length : (keys as string[]).length;
+    for (let i = length - 1; i >= 0; i--) {
+      const key: string | number = isArray ? i : ((keys as string[])[i] as string);
+      if (typeof key === "string") {
+        const bad = unstorableIn(key);
+        if (bad !== undefined) return { at: pathOf(frame, key), problem: bad };
+      }
+      const child: unknown = (container as Record<string | number, unknown>)[key];
+      if (typeof child === "string") {
+        const bad = unstorableIn(child);
+        if (bad !== undefined) return { at: pathOf(frame, key), problem: bad };
+      } else if (typeof child === "object" && child !== null) {
+        stack.push({ value: child, depth: frame.depth + 1, parent: frame, key });
+      }
     }
   }
   return undefined;
