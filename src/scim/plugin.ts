@@ -154,16 +154,19 @@ const ALL_METHODS: readonly HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DEL
 /** Registers the methods a path does not serve, answering 405 in the SCIM error format. */
 export function refuseOtherMethods(scope: FastifyInstance, url: string, allowed: readonly HTTPMethods[]): void {
   const others = ALL_METHODS.filter((m) => !allowed.includes(m));
+  const refusal = () =>
+    new ScimError(405, undefined, `method not allowed; this endpoint accepts ${allowed.join(", ")}`);
   scope.route({
     method: others as HTTPMethods[],
     url,
     // Refused in onRequest, after authentication and before the body is read: 405 whatever the body holds.
     onRequest: async (_req, reply) => {
       reply.header("allow", allowed.join(", "));
-      throw new ScimError(405, undefined, `method not allowed; this endpoint accepts ${allowed.join(", ")}`);
+      throw refusal();
     },
+    // Never reached (onRequest always throws); Fastify requires a handler.
     handler: async () => {
-      throw new ScimError(405, undefined, `method not allowed; this endpoint accepts ${allowed.join(", ")}`);
+      throw refusal();
     },
   });
 }
