@@ -91,7 +91,7 @@ describe("admin fuzz: never a 5xx, always the admin error body, no change from a
     await expectReady(t);
   });
 
-  const queryRuns = runsFor(0.06);
+  const queryRuns = runsFor(0.08);
   it(`admin lists, lookups and paths (${queryRuns} cases)`, { timeout: timeoutFor(queryRuns) }, async () => {
     const query = fc.dictionary(
       fc.constantFrom("page_size", "page_token", "organization_id", "actor_id", "filter", "show_deleted", "event"),

@@ -14,7 +14,7 @@ export const FIXED_SEED = 20_261_123;
 
 export type Protocol = "scim" | "admin";
 
-/** Cases of one property, from its share of the total. */
+/** Cases of one property, from its share of the total (the shares of all fuzz files add up to 1). */
 export const runsFor = (share: number): number => Math.max(1, Math.round(TOTAL_RUNS * share));
 
 /** A test's time limit for `runs` cases: ~40 ms a case on a loaded machine, at least a minute. */

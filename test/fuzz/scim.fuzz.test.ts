@@ -101,7 +101,7 @@ describe("SCIM fuzz: never a 5xx, always a SCIM Error, no change from a refused 
     await expectReady(t);
   });
 
-  const routeRuns = runsFor(0.06);
+  const routeRuns = runsFor(0.08);
   it(`methods, paths, content types and authorization (${routeRuns} cases)`, {
     timeout: timeoutFor(routeRuns),
   }, async () => {

@@ -83,7 +83,7 @@ const headerValue = fc.oneof(
 );
 
 describe("socket fuzz: every request is answered, never 5xx, in the protocol's format", () => {
-  const runs = runsFor(0.04);
+  const runs = runsFor(0.08);
   it(`URLs, header sizes and header bytes over TCP (${runs} cases)`, { timeout: timeoutFor(runs * 3) }, async () => {
     const arbitrary = fc.tuple(
       fc.constantFrom("scim", "admin") as fc.Arbitrary<"scim" | "admin">,
