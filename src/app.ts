@@ -33,6 +33,7 @@ import type { Clock } from "./platform/clock.js";
 import { SecretBox } from "./platform/crypto.js";
 import type { Logger } from "./platform/logger.js";
 import { registerPortal } from "./portal/routes.js";
+import { clientErrorHandler, frameworkErrors, installEdge } from "./edge-errors.js";
 import { registerScim } from "./scim/index.js";
 import { CursorCodec } from "./scim/query/cursor.js";
 import { MAX_BODY_BYTES } from "./scim/limits.js";
@@ -72,8 +73,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: "idle",
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    frameworkErrors,
+    clientErrorHandler,
   });
   if (deps.onRoute !== undefined) app.addHook("onRoute", deps.onRoute);
+  installEdge(app, deps.logger);
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(deps.db, deps.clock);
   const scimClients = new ScimClientService(deps.db, deps.clock, box);

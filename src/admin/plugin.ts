@@ -1,11 +1,17 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import type { Logger } from "../platform/logger.js";
 import { verifySecret } from "../platform/crypto.js";
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
-import { AdminError, errorBody } from "./errors.js";
+import { logInternalError, pathOnly } from "../platform/internal-error.js";
+import type { Logger } from "../platform/logger.js";
+import { describeProblem, findUnstorable, findUnstorableParameter } from "../platform/storable.js";
+import { clientDataErrorCode, DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
+import { AdminError, errorBody, invalidArgument } from "./errors.js";
+import { MAX_ADMIN_JSON_DEPTH } from "./limits.js";
 import type { AdminPrincipal, AdminTokenService } from "./tokens/service.js";
 
 export const ADMIN_PREFIX = "/v2alpha1/admin";
+
+/** RFC 6750 §3: a 401 names the scheme and realm of the admin token. */
+export const ADMIN_CHALLENGE = 'Bearer realm="roster-admin"';
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -24,8 +30,8 @@ export const viewerMayCall = (method: string, config: { viewerAllowed?: boolean 
 
 /**
  * Admin scope plumbing: bearer admin token (the bootstrap token in constant time, else a named token by digest),
- * the viewer role's limits, the admin error body, 404/415 in that body. Routes are registered by the caller
- * (app.ts) inside this scope.
+ * the viewer role's limits, the admin error body, 404/415 in that body, and input PostgreSQL cannot store refused
+ * before any route reads it. Routes are registered by the caller (app.ts) inside this scope.
  */
 export function installAdminPlumbing(
   scope: FastifyInstance,
@@ -44,17 +50,38 @@ export function installAdminPlumbing(
       : await tokens.authenticate(token);
     if (principal === undefined) throw new AdminError("UNAUTHENTICATED", "invalid admin token");
     req.adminPrincipal = principal;
-    if (principal.role === "viewer" && !req.is404 && !viewerMayCall(req.method, req.routeOptions.config)) {
+    // The route is known before the body is read: an unknown route is 404 whatever the body holds.
+    if (req.is404) throw new AdminError("NOT_FOUND", notFoundMessage(req.method, req.url));
+    if (principal.role === "viewer" && !viewerMayCall(req.method, req.routeOptions.config)) {
       throw new AdminError("PERMISSION_DENIED", "the viewer role may only read (GET) and verify API keys");
+    }
+    const inPath = findUnstorableParameter(req.params);
+    if (inPath !== undefined) throw invalidArgument(`the URL path contains ${inPath.problem}`);
+    const inQuery = findUnstorableParameter(req.query);
+    if (inQuery !== undefined) {
+      throw invalidArgument(`query parameter ${inQuery.name} contains ${inQuery.problem}, which cannot be stored`);
     }
   });
 
+  // One pass over the parsed body instead of a check in every field reader.
+  scope.addHook("preValidation", async (req) => {
+    const problem = findUnstorable(req.body, MAX_ADMIN_JSON_DEPTH);
+    if (problem !== undefined) throw invalidArgument(describeProblem(problem, MAX_ADMIN_JSON_DEPTH));
+  });
+
+  // RFC 9110 §15.3.5: a 204 has no content, so no content type either.
+  scope.addHook("onSend", async (_req, reply, payload) => {
+    if (reply.statusCode === 204) reply.removeHeader("content-type");
+    return payload;
+  });
+
   scope.setNotFoundHandler((req, reply) => {
-    reply.code(404).send(errorBody(404, "NOT_FOUND", `no admin route ${req.method} ${req.url.split("?")[0]}`));
+    reply.code(404).send(errorBody(404, "NOT_FOUND", notFoundMessage(req.method, req.url)));
   });
 
   scope.setErrorHandler((error: FastifyError | AdminError, req, reply) => {
     if (error instanceof AdminError) {
+      if (error.httpStatus === 401) reply.header("www-authenticate", ADMIN_CHALLENGE);
       reply.code(error.httpStatus).send(errorBody(error.httpStatus, error.status, error.message, error.details));
       return;
     }
@@ -81,10 +108,20 @@ export function installAdminPlumbing(
       reply.code(503).send(errorBody(503, "UNAVAILABLE", "the service is temporarily unavailable; retry later"));
       return;
     }
-    logger.error({ err: error, method: req.method, url: req.url }, "admin request failed");
-    reply.code(500).send(errorBody(500, "INTERNAL", "internal error"));
+    // A value the database refused (an encoding, a size): the request's fault, and retrying cannot help.
+    const sqlState = clientDataErrorCode(error);
+    if (sqlState !== undefined) {
+      logger.warn({ sqlState, method: req.method, path: pathOnly(req.url) }, "admin request refused by the database");
+      const message = `a value in the request cannot be stored (SQLSTATE ${sqlState})`;
+      reply.code(400).send(errorBody(400, "INVALID_ARGUMENT", message));
+      return;
+    }
+    const id = logInternalError(logger, error, { method: req.method, path: pathOnly(req.url) }, "admin request failed");
+    reply.code(500).send(errorBody(500, "INTERNAL", `internal error (error id ${id})`));
   });
 }
+
+export const notFoundMessage = (method: string, url: string): string => `no admin route ${method} ${pathOnly(url)}`;
 
 /** Fastify's own 4xx messages (bad JSON, empty body) are safe to show; nothing else is. */
 function safeClientMessage(error: FastifyError): string {

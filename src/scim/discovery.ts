@@ -4,7 +4,7 @@ import { CURSOR_TTL_SECONDS, DEFAULT_COUNT, FILTER_MAX_RESULTS, MAX_COUNT } from
 import { refuseOtherMethods } from "./plugin.js";
 import { LIST_RESPONSE_SCHEMA } from "./render.js";
 import { registryOf } from "./schema/client-registry.js";
-import type { ResourceTypeDefinition, SchemaDefinition } from "./schema/types.js";
+import type { AttributeDefinition, ResourceTypeDefinition, SchemaDefinition } from "./schema/types.js";
 
 const SPC_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
 const RESOURCE_TYPE_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
@@ -56,12 +56,18 @@ const resourceTypeJson = (rt: ResourceTypeDefinition, baseUrl: string) => ({
   meta: { resourceType: "ResourceType", location: `${baseUrl}/ResourceTypes/${rt.id}` },
 });
 
+/** RFC 7643 §7 knows no length characteristic: the limit is in the description, the key stays out. */
+const attributeJson = ({ maxLength: _limit, subAttributes, ...rest }: AttributeDefinition): object => ({
+  ...rest,
+  ...(subAttributes === undefined ? {} : { subAttributes: subAttributes.map(attributeJson) }),
+});
+
 const schemaJson = (s: SchemaDefinition, baseUrl: string) => ({
   schemas: [SCHEMA_SCHEMA],
   id: s.id,
   name: s.name,
   description: s.description,
-  attributes: s.attributes,
+  attributes: s.attributes.map(attributeJson),
   meta: { resourceType: "Schema", location: `${baseUrl}/Schemas/${s.id}` },
 });
 

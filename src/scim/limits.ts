@@ -6,3 +6,16 @@ export const MAX_FILTER_BYTES = 1024;
 export const CURSOR_TTL_SECONDS = 3600;
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const FILTER_MAX_RESULTS = 1000;
+
+/**
+ * Input PostgreSQL could not store or index (docs/scim-users.md, "Limits"). A B-tree entry holds at most about
+ * 2 700 bytes; 512 characters are at most 2 048 bytes of UTF-8 even lower-cased, so every indexed attribute fits
+ * with room for the organization id beside it.
+ */
+export const MAX_USER_NAME_LENGTH = 512;
+export const MAX_EXTERNAL_ID_LENGTH = 512;
+export const MAX_EMAIL_LENGTH = 512;
+export const MAX_DISPLAY_NAME_LENGTH = 512;
+export const MAX_EMPLOYEE_NUMBER_LENGTH = 512;
+/** A SCIM body nests a few levels (a PatchOp value holding the Enterprise manager is 5); 32 leaves room. */
+export const MAX_JSON_DEPTH = 32;

@@ -1,9 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from "fastify";
 import type { ScimClient } from "../directory/scim-clients/service.js";
 import type { Logger } from "../platform/logger.js";
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
-import { ScimError } from "./errors.js";
-import { MAX_BODY_BYTES } from "./limits.js";
+import { logInternalError, pathOnly } from "../platform/internal-error.js";
+import { describeProblem, findUnstorable, findUnstorableParameter, isStorableText } from "../platform/storable.js";
+import { clientDataErrorCode, DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
+import { badRequest, ScimError } from "./errors.js";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.js";
 import { SCIM_CONTENT_TYPE, sendError } from "./render.js";
 
 declare module "fastify" {
@@ -51,7 +53,9 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
   scope.addHook("onRequest", async (req, reply) => {
     reply.header("content-type", SCIM_CONTENT_TYPE);
     const { clientId } = req.params as { clientId?: string };
-    if (clientId === undefined) throw new ScimError(404, undefined, "SCIM client not found");
+    // A client id PostgreSQL could not even compare names no client.
+    if (clientId === undefined || !isStorableText(clientId))
+      throw new ScimError(404, undefined, "SCIM client not found");
     let client = await clients.get(clientId);
     if (client === undefined) throw new ScimError(404, undefined, "SCIM client not found");
     const presented = presentedSecret(req);
@@ -66,19 +70,48 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
     if (which === "previous") await clients.notePreviousSecretUse(client);
     req.scimClient = client;
     req.scimSecret = which;
+    // The route is known before the body is read: an unknown route is 404 whatever the body holds.
+    if (req.is404) throw new ScimError(404, undefined, notFoundDetail(req.method, req.url));
+    const inPath = findUnstorableParameter(req.params);
+    if (inPath !== undefined) throw badRequest("invalidValue", `the URL path contains ${inPath.problem}`);
+    const inQuery = findUnstorableParameter(req.query);
+    if (inQuery !== undefined) {
+      throw badRequest(
+        "invalidValue",
+        `query parameter ${inQuery.name} contains ${inQuery.problem}, which cannot be stored`,
+      );
+    }
+  });
+
+  // One pass over the parsed body instead of a check in every field reader.
+  scope.addHook("preValidation", async (req) => {
+    const problem = findUnstorable(req.body, MAX_JSON_DEPTH);
+    if (problem !== undefined) throw badRequest("invalidValue", describeProblem(problem, MAX_JSON_DEPTH));
+  });
+
+  // RFC 9110 §15.3.5: a 204 has no content, so no content type either.
+  scope.addHook("onSend", async (_req, reply, payload) => {
+    if (reply.statusCode === 204) reply.removeHeader("content-type");
+    return payload;
   });
 
   scope.setNotFoundHandler((req, reply) => {
-    const path = (req.url.split("?")[0] ?? "").replace(/^\/scim\/[^/]+\/v2/, "");
-    const detail = /^\/(Bulk|Me)(\/|$)/i.test(path)
-      ? `${path} is not supported by this service provider`
-      : `no SCIM endpoint ${req.method} ${path}`;
-    sendError(reply, 404, undefined, detail);
+    sendError(reply, 404, undefined, notFoundDetail(req.method, req.url));
   });
 
   scope.setErrorHandler((error: FastifyError | ScimError, req, reply) => {
     if (error instanceof ScimError) {
-      if (error.status >= 500) logger.error({ err: error, url: req.url }, "SCIM request failed");
+      if (error.status === 401) reply.header("www-authenticate", SCIM_CHALLENGE);
+      if (error.status >= 500) {
+        const id = logInternalError(
+          logger,
+          error,
+          { method: req.method, path: pathOnly(req.url) },
+          "SCIM request failed",
+        );
+        sendError(reply, error.status, error.scimType, `${error.detail ?? "internal server error"} (error id ${id})`);
+        return;
+      }
       sendError(reply, error.status, error.scimType, error.detail);
       return;
     }
@@ -108,9 +141,27 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
       sendError(reply, 503, undefined, "the service is temporarily unavailable; retry later");
       return;
     }
-    logger.error({ err: error, method: req.method, url: req.url }, "SCIM request failed");
-    sendError(reply, 500, undefined, "internal server error");
+    // A value the database refused (an encoding, a size): the request's fault, and retrying cannot help.
+    const sqlState = clientDataErrorCode(error);
+    if (sqlState !== undefined) {
+      logger.warn({ sqlState, method: req.method, path: pathOnly(req.url) }, "SCIM request refused by the database");
+      sendError(reply, 400, "invalidValue", `a value in the request cannot be stored (SQLSTATE ${sqlState})`);
+      return;
+    }
+    const id = logInternalError(logger, error, { method: req.method, path: pathOnly(req.url) }, "SCIM request failed");
+    sendError(reply, 500, undefined, `internal server error (error id ${id})`);
   });
+}
+
+/** RFC 6750 §3: every 401 names the scheme and realm the client must answer. */
+export const SCIM_CHALLENGE = 'Bearer realm="scim"';
+
+/** The path after the base URL; /Bulk and /Me are named as unsupported (RFC 7644 §3.7, §3.11). */
+export function notFoundDetail(method: string, url: string): string {
+  const path = pathOnly(url).replace(/^\/scim\/[^/]+\/v2/i, "");
+  return /^\/(Bulk|Me)(\/|$)/i.test(path)
+    ? `${path} is not supported by this service provider`
+    : `no SCIM endpoint ${method} ${path}`;
 }
 
 /** Spec 5: trim, drop one case-insensitive `Bearer` prefix; the comparison is the lookup's (constant time). */
@@ -129,12 +180,19 @@ const ALL_METHODS: readonly HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DEL
 /** Registers the methods a path does not serve, answering 405 in the SCIM error format. */
 export function refuseOtherMethods(scope: FastifyInstance, url: string, allowed: readonly HTTPMethods[]): void {
   const others = ALL_METHODS.filter((m) => !allowed.includes(m));
+  const refusal = () =>
+    new ScimError(405, undefined, `method not allowed; this endpoint accepts ${allowed.join(", ")}`);
   scope.route({
     method: others as HTTPMethods[],
     url,
-    handler: async (_req, reply) => {
+    // Refused in onRequest, after authentication and before the body is read: 405 whatever the body holds.
+    onRequest: async (_req, reply) => {
       reply.header("allow", allowed.join(", "));
-      throw new ScimError(405, undefined, `method not allowed; this endpoint accepts ${allowed.join(", ")}`);
+      throw refusal();
+    },
+    // Never reached (onRequest always throws); Fastify requires a handler.
+    handler: async () => {
+      throw refusal();
     },
   });
 }

@@ -85,3 +85,16 @@ export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
   }
   return false;
 }
+
+/**
+ * Errors a request's values alone can cause, whatever the code before it missed: class 22 (data exception —
+ * 22P05 untranslatable character, 22021 bad encoding, 22001 string too long, 22003 numeric out of range, 22P02 bad
+ * text representation…) and class 54 (program limits — 54000 an index row too large, 54001 nesting too deep).
+ * They answer 4xx, never 500: retrying cannot help and the server is fine. The SQLSTATE, never the message (which
+ * can quote the value), is what the client learns.
+ */
+export const clientDataErrorCode = (e: unknown): string | undefined => {
+  const code = asPg(e).code;
+  if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
+  return code.startsWith("22") || code.startsWith("54") ? code : undefined;
+};

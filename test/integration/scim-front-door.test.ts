@@ -95,7 +95,7 @@ describe("errors are SCIM errors (spec 7)", () => {
   it("answers 415 for a body that is neither application/scim+json nor application/json", async () => {
     const res = await t.request({
       method: "POST",
-      url: `${c.base}/ServiceProviderConfig`,
+      url: `${c.base}/Users`,
       headers: { authorization: `Bearer ${c.secret}`, "content-type": "text/plain" },
       payload: "hello",
     });
@@ -106,7 +106,7 @@ describe("errors are SCIM errors (spec 7)", () => {
   it("answers 413 for a body over 16 MiB", async () => {
     const res = await t.request({
       method: "POST",
-      url: `${c.base}/ServiceProviderConfig`,
+      url: `${c.base}/Users`,
       headers: { ...c.headers },
       payload: `{"a":"${"x".repeat(16 * 1024 * 1024 + 10)}"}`,
     });

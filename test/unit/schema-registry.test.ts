@@ -100,6 +100,7 @@ describe("SCHEMAS", () => {
       [
         "caseExact",
         "description",
+        "maxLength",
         "multiValued",
         "mutability",
         "name",

@@ -1,3 +1,4 @@
+import { MAX_IDENTIFIER_LENGTH } from "../limits.js";
 import type { FastifyInstance } from "fastify";
 import type { IdentityService } from "../../directory/identities/service.js";
 import type { Identity } from "../../directory/identities/types.js";
@@ -40,7 +41,7 @@ export function registerIdentityRoutes(scope: FastifyInstance, identities: Ident
 
   scope.post("/identities::verifyPassword", async (req) => {
     const body = requireObject(req.body);
-    const identifier = requireString(body, "identifier", 1024);
+    const identifier = requireString(body, "identifier", MAX_IDENTIFIER_LENGTH);
     const password = typeof body.password === "string" ? body.password : "";
     const result = await identities.verifyPassword(identifier, password);
     if (result.ok) return { identity: identityJson(result.identity) };

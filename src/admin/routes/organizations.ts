@@ -1,3 +1,4 @@
+import { MAX_ORGANIZATION_NAME_LENGTH } from "../limits.js";
 import type { FastifyInstance } from "fastify";
 import type { Organization, OrganizationService } from "../../directory/organizations/service.js";
 import { isUuid } from "../../platform/ids.js";
@@ -19,7 +20,7 @@ export function registerOrganizationRoutes(
 ): void {
   scope.post("/organizations", async (req, reply) => {
     const body = requireObject(req.body);
-    const name = requireString(body, "name", 256);
+    const name = requireString(body, "name", MAX_ORGANIZATION_NAME_LENGTH);
     reply.code(201);
     return organizationJson(await organizations.create(name, optionalBoolean(body, "keys_follow_identity") ?? true));
   });
@@ -28,7 +29,7 @@ export function registerOrganizationRoutes(
   scope.patch<{ Params: { id: string } }>("/organizations/:id", async (req) => {
     const raw = requireObject(req.body);
     const body = isObject(raw.organization) ? raw.organization : raw;
-    const name = body.name === undefined ? undefined : requireString(body, "name", 256);
+    const name = body.name === undefined ? undefined : requireString(body, "name", MAX_ORGANIZATION_NAME_LENGTH);
     const keysFollowIdentity = optionalBoolean(body, "keys_follow_identity");
     const org = isUuid(req.params.id)
       ? await organizations.update(req.params.id, {

@@ -48,11 +48,20 @@ export function renderGroup(
 ): Record<string, unknown> {
   const projected = project("Group", groupObject(group, baseUrl), projection);
   if ("members" in projected) {
-    if (members === undefined) delete projected.members;
+    // As for a User's multi-valued attributes, none is left out — unless the client asked for members by name.
+    const none = members === undefined || (EMPTY_LIST.test(members) && !asksForMembers(projection));
+    if (none) delete projected.members;
     else projected.members = new RawJson(members);
   }
   return projected;
 }
+
+const EMPTY_LIST = /^\s*\[\s*\]\s*$/;
+const MEMBERS = /^(urn:ietf:params:scim:schemas:core:2\.0:group:)?members(\.|$)/i;
+
+/** `attributes=members` (or `members.value`, or URN-qualified) names the attribute: then `[]` is the answer. */
+const asksForMembers = (projection: Projection): boolean =>
+  (projection.attributes ?? []).some((name) => MEMBERS.test(name.trim()));
 
 /** The group as the PATCH engine sees it: attributes without members (they change through MemberOps). */
 export const patchableGroup = (group: Group): ScimObject => ({

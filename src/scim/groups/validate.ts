@@ -3,7 +3,9 @@ import { badRequest } from "../errors.js";
 import { findKey, isObject } from "../patch/json.js";
 import { memberRefs } from "../patch/members.js";
 import type { MemberOp, ScimObject } from "../patch/types.js";
-import { GROUP_SCHEMA } from "../schema/registry.js";
+import { GROUP_SCHEMA, resolveAttribute } from "../schema/registry.js";
+import type { AttributeDefinition } from "../schema/types.js";
+import { withinMaxLength } from "../patch/values.js";
 
 /** IDP-QUIRKS Entra 11: Entra adds this URN to every group it creates; it carries no attributes we keep. */
 export const ENTRA_GROUP_SCHEMA = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group";
@@ -15,11 +17,13 @@ const get = (body: Record<string, unknown>, name: string): unknown => {
   return key === undefined ? undefined : body[key];
 };
 
-/** PostgreSQL text cannot hold NUL; refusing it here keeps a bad string a 400 rather than a 500. */
-const storable = (name: string, value: string): string => {
-  if (value.includes("\u0000")) throw badRequest("invalidValue", `${name} must not contain NUL characters`);
-  return value;
+const definitionOf = (name: string): AttributeDefinition => {
+  const resolved = resolveAttribute("Group", name);
+  if (resolved === undefined) throw new Error(`the Group schema has no ${name}`);
+  return resolved.attribute;
 };
+const DISPLAY_NAME = definitionOf("displayName");
+const EXTERNAL_ID = definitionOf("externalId");
 
 /** Spec 2.3: displayName is required (a missing required attribute is invalidSyntax, spec 7). */
 export const displayNameOf = (raw: unknown): string => {
@@ -27,14 +31,14 @@ export const displayNameOf = (raw: unknown): string => {
   if (typeof raw !== "string" || raw.trim() === "") {
     throw badRequest("invalidValue", "displayName must be a non-empty string");
   }
-  return storable("displayName", raw);
+  return withinMaxLength(DISPLAY_NAME, raw, "displayName");
 };
 
 /** externalId is optional; null and "" leave it unassigned (RFC 7644 §3.5.2). */
 export const externalIdOf = (raw: unknown): string | null => {
   if (raw === undefined || raw === null || raw === "") return null;
   if (typeof raw !== "string") throw badRequest("invalidValue", "externalId must be a string");
-  return storable("externalId", raw);
+  return withinMaxLength(EXTERNAL_ID, raw, "externalId");
 };
 
 /** RFC 7643 §3: the resource's schemas; unknown URNs (as schemas or as extension keys) are refused. */

@@ -1,4 +1,4 @@
-import { badRequest } from "../errors.js";
+import { badRequest, ScimError } from "../errors.js";
 import { PATCH_OP_SCHEMA } from "../render.js";
 import {
   CORE_REGISTRY,
@@ -94,12 +94,26 @@ class Patcher {
         if (this.applyVerbatim(op, key, item)) continue;
         this.applyPath(op, key, item, true);
       } else if (isObject(item)) {
-        for (const [name, sub] of Object.entries(item)) this.applyPath(op, `${extension}:${name}`, sub, true);
+        for (const [name, sub] of Object.entries(item)) this.applyExtensionAttribute(op, extension, name, sub);
       } else if (item === null && op === "replace") {
         delete this.target[extension];
       } else {
         throw badRequest("invalidValue", `${extension} must be an object`);
       }
+    }
+  }
+
+  /**
+   * One key of an extension's object value. RFC 7643 §3: `schemas` describes a resource, not an extension, so a copy
+   * of it inside the value (Entra sends one) is ignored; an error names the key the client sent, not a path made here.
+   */
+  private applyExtensionAttribute(op: PatchOpName, extension: string, name: string, value: unknown): void {
+    if (name.toLowerCase() === "schemas") return;
+    try {
+      this.applyPath(op, `${extension}:${name}`, value, true);
+    } catch (e) {
+      if (!(e instanceof ScimError) || e.scimType !== "invalidPath") throw e;
+      throw badRequest("invalidPath", `${JSON.stringify(name)} in the value of ${extension} is not an attribute of it`);
     }
   }
 

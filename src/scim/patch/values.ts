@@ -6,6 +6,17 @@ import type { JsonObject, JsonValue } from "./types.js";
 
 const invalidValue = (label: string, why: string): ScimError => badRequest("invalidValue", `${label}: ${why}`);
 
+/** The string itself when it fits its attribute's maxLength (in code points, as documented), else 400. */
+export const withinMaxLength = (definition: AttributeDefinition, value: string, label: string): string => {
+  const max = definition.maxLength;
+  // UTF-16 length bounds the code point count from above: most strings need no counting.
+  if (max === undefined || value.length <= max) return value;
+  let codePoints = 0;
+  for (const _ of value) codePoints++;
+  if (codePoints <= max) return value;
+  throw invalidValue(label, `must be at most ${max} characters (got ${codePoints})`);
+};
+
 /** A value for a primitive attribute; string booleans are accepted (Entra "False", DESIGN R5). */
 const primitive = (definition: AttributeDefinition, raw: unknown, label: string): JsonValue => {
   switch (definition.type) {
@@ -20,7 +31,7 @@ const primitive = (definition: AttributeDefinition, raw: unknown, label: string)
       if (typeof raw === "number" && Number.isFinite(raw)) return raw;
       throw invalidValue(label, "must be a number");
     default:
-      if (typeof raw === "string") return raw;
+      if (typeof raw === "string") return withinMaxLength(definition, raw, label);
       throw invalidValue(label, "must be a string");
   }
 };

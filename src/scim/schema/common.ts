@@ -1,3 +1,4 @@
+import { MAX_EXTERNAL_ID_LENGTH } from "../limits.js";
 import { attribute, complex } from "./define.js";
 import type { AttributeDefinition } from "./types.js";
 
@@ -14,6 +15,7 @@ export const COMMON_ATTRIBUTES: readonly AttributeDefinition[] = [
   }),
   attribute("externalId", "A String that is an identifier for the resource as defined by the provisioning client.", {
     caseExact: true,
+    maxLength: MAX_EXTERNAL_ID_LENGTH,
   }),
   complex(
     "meta",

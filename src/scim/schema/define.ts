@@ -7,7 +7,8 @@ export const attribute = (name: string, description: string, options: AttributeO
   name,
   type: "string",
   multiValued: false,
-  description,
+  description:
+    options.maxLength === undefined ? description : `${description}  At most ${options.maxLength} characters.`,
   required: false,
   caseExact: false,
   mutability: "readWrite",
@@ -33,11 +34,15 @@ interface MultiValuedOptions {
   readonly referenceTypes?: readonly string[];
   readonly typeDescription: string;
   readonly canonicalTypes?: readonly string[];
+  readonly valueMaxLength?: number;
 }
 
 /** RFC 7643 §2.4: the value/display/type/primary shape shared by emails, phoneNumbers, ims, photos, roles, … */
 export const multiValued = (name: string, description: string, options: MultiValuedOptions): AttributeDefinition => {
-  const valueOptions: AttributeOptions = { type: options.valueType ?? "string" };
+  const valueOptions: AttributeOptions = {
+    type: options.valueType ?? "string",
+    ...(options.valueMaxLength === undefined ? {} : { maxLength: options.valueMaxLength }),
+  };
   const typeOptions: AttributeOptions = {};
   return complex(
     name,

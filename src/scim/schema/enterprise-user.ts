@@ -1,3 +1,4 @@
+import { MAX_EMPLOYEE_NUMBER_LENGTH } from "../limits.js";
 import { attribute, complex } from "./define.js";
 import type { SchemaDefinition } from "./types.js";
 
@@ -11,6 +12,7 @@ export const ENTERPRISE_USER_SCHEMA_DEFINITION: SchemaDefinition = {
       "employeeNumber",
       "Numeric or alphanumeric identifier assigned to a person, typically based on order of hire or association " +
         "with an organization.",
+      { maxLength: MAX_EMPLOYEE_NUMBER_LENGTH },
     ),
     attribute("costCenter", "Identifies the name of a cost center."),
     attribute("organization", "Identifies the name of an organization."),

@@ -1,3 +1,4 @@
+import { MAX_DISPLAY_NAME_LENGTH } from "../limits.js";
 import { attribute, complex } from "./define.js";
 import type { SchemaDefinition } from "./types.js";
 
@@ -7,7 +8,10 @@ export const GROUP_SCHEMA_DEFINITION: SchemaDefinition = {
   name: "Group",
   description: "Group",
   attributes: [
-    attribute("displayName", "A human-readable name for the Group.  REQUIRED.", { required: true }),
+    attribute("displayName", "A human-readable name for the Group.  REQUIRED.", {
+      required: true,
+      maxLength: MAX_DISPLAY_NAME_LENGTH,
+    }),
     complex(
       "members",
       "A list of members of the Group.",

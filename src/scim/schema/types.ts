@@ -25,6 +25,11 @@ export interface AttributeDefinition {
   readonly canonicalValues?: readonly string[];
   readonly referenceTypes?: readonly string[];
   readonly subAttributes?: readonly AttributeDefinition[];
+  /**
+   * Roster's own limit on a string's length in characters (code points): RFC 7643 §7 has no characteristic for it,
+   * so /Schemas states it in the description and leaves this key out.
+   */
+  readonly maxLength?: number;
 }
 
 export interface SchemaDefinition {

@@ -1,3 +1,4 @@
+import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH, MAX_USER_NAME_LENGTH } from "../limits.js";
 import { attribute, complex, multiValued } from "./define.js";
 import type { SchemaDefinition } from "./types.js";
 
@@ -12,7 +13,7 @@ export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
       "Unique identifier for the User, typically used by the user to directly authenticate to the service " +
         "provider.  Each User MUST include a non-empty userName value.  This identifier MUST be unique across the " +
         "service provider's entire set of Users.  REQUIRED.",
-      { required: true, uniqueness: "server" },
+      { required: true, uniqueness: "server", maxLength: MAX_USER_NAME_LENGTH },
     ),
     complex(
       "name",
@@ -36,6 +37,7 @@ export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
       "displayName",
       "The name of the User, suitable for display to end-users.  The name SHOULD be the full name of the User " +
         "being described, if known.",
+      { maxLength: MAX_DISPLAY_NAME_LENGTH },
     ),
     attribute(
       "nickName",
@@ -76,6 +78,7 @@ export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
       valueDescription: "Email addresses for the user.",
       typeDescription: "A label indicating the attribute's function, e.g., 'work' or 'home'.",
       canonicalTypes: ["work", "home", "other"],
+      valueMaxLength: MAX_EMAIL_LENGTH,
     }),
     multiValued("phoneNumbers", "Phone numbers for the User.", {
       valueDescription: "Phone number of the User.",
