@@ -16,6 +16,8 @@ export interface Config {
   readonly logLevel: LevelWithSilent;
   readonly webhookTimeoutMs: number;
   readonly webhookLogRetentionDays: number;
+  /** How often a webhook dispatcher renews its heartbeat; one silent for 5 intervals is taken for dead. */
+  readonly webhookHeartbeatMs: number;
 }
 
 export type DatabaseTarget =
@@ -99,6 +101,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push("ROSTER_WEBHOOK_LOG_RETENTION_DAYS: must be a positive integer");
   }
 
+  const heartbeat = parseInteger(get("ROSTER_WEBHOOK_HEARTBEAT_MS") ?? "1000");
+  if (heartbeat === undefined || heartbeat < 50 || heartbeat > 60_000) {
+    problems.push("ROSTER_WEBHOOK_HEARTBEAT_MS: must be an integer from 50 to 60000");
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host,
@@ -111,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: logLevel as LevelWithSilent,
     webhookTimeoutMs: webhookTimeoutMs ?? 10_000,
     webhookLogRetentionDays: retention ?? 30,
+    webhookHeartbeatMs: heartbeat ?? 1000,
   };
 }
 
@@ -141,6 +149,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logLevel: config.logLevel,
     webhookTimeoutMs: config.webhookTimeoutMs,
     webhookLogRetentionDays: config.webhookLogRetentionDays,
+    webhookHeartbeatMs: config.webhookHeartbeatMs,
   };
 }
 

@@ -49,6 +49,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     box: new SecretBox(storage.secrets),
     timeoutMs: config.webhookTimeoutMs,
     retentionDays: config.webhookLogRetentionDays,
+    heartbeatMs: config.webhookHeartbeatMs,
   });
   const app = await buildApp({
     db: storage.db,

@@ -15,6 +15,7 @@ export interface Database {
   api_key_rate_counters: ApiKeyRateCountersTable;
   webhook_outbox: WebhookOutboxTable;
   webhook_events: WebhookEventsTable;
+  webhook_dispatchers: WebhookDispatchersTable;
   resource_counts: ResourceCountsTable;
 }
 
@@ -144,7 +145,21 @@ export interface WebhookOutboxTable {
   created_at: Timestamp;
   claimed_until: Timestamp | null;
   claim_token: string | null;
-  claims: Generated<number>;
+  /** The dispatcher that holds the claim (webhook_dispatchers.id). */
+  claimed_by: string | null;
+  /** Attempts that really started (0008-webhook-crash-safety). */
+  attempts: Generated<number>;
+  /** Started attempts that a takeover found unfinished (their dispatcher died). */
+  interrupted: Generated<number>;
+  /** Set while an attempt is under way. */
+  attempt_started_at: Timestamp | null;
+}
+
+/** Running webhook dispatchers: a claim whose owner's heartbeat is stale (or gone) is taken over. */
+export interface WebhookDispatchersTable {
+  id: string;
+  heartbeat_at: Timestamp;
+  started_at: Timestamp;
 }
 
 /** The webhook event log: one row per delivery attempt, kept while `log_webhook_events` is on. */
@@ -162,6 +177,8 @@ export interface WebhookEventsTable {
   success: boolean;
   resend: Generated<boolean>;
   attempted_at: Timestamp;
+  /** The attempt's number for its event (1 = the first). */
+  attempt: Generated<number>;
 }
 
 /** Users and groups per organization, kept by triggers (0007-list-reads); a total is the sum of the shards. */

@@ -1,11 +1,19 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Clock } from "../platform/clock.js";
 import { attemptId } from "./attempt-id.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
 import type { AttemptRecord, EventLog } from "./event-log.js";
-import { type ClaimedEvent, claimDue, completeClaimed, type OutboxKey, releaseClaimed } from "./outbox-repo.js";
+import { sql } from "kysely";
+import {
+  type ClaimedEvent,
+  claimDue,
+  type Finished,
+  type OutboxKey,
+  recordAndStart,
+  releaseClaimed,
+} from "./outbox-repo.js";
 import type { DeliveryResult, WebhookSender } from "./sender.js";
 
 export const DEFAULT_CONCURRENCY = 64;
@@ -20,8 +28,17 @@ export const DEFAULT_POLL_INTERVAL_MS = 1000;
 export const DEFAULT_CLAIM_INTERVAL_MS = 10;
 /** A lease outlives the request timeout by this much before another dispatcher may take the event over. */
 export const LEASE_MARGIN_MS = 30_000;
-/** An event whose deliveries were interrupted this many times (crash loops) is given up, not sent again. */
-export const MAX_CLAIMS = 3;
+/**
+ * An event whose own attempts were interrupted this many times (each a crash of the dispatcher sending it) is given
+ * up, so a poisonous event cannot crash-loop every instance; crashes while other events were sent never count.
+ */
+export const MAX_INTERRUPTED = 10;
+/** How often a running dispatcher renews its heartbeat row. */
+export const DEFAULT_HEARTBEAT_MS = 1000;
+/** A dispatcher whose heartbeat is this many intervals old is taken for dead: its claims are taken over. */
+export const STALE_HEARTBEATS = 5;
+/** Heartbeat rows of dispatchers gone this long are deleted by the hourly prune. */
+const DEAD_DISPATCHER_ROW_MS = 24 * 60 * 60 * 1000;
 export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** Opened webhook secrets kept in memory (by sealed value, so a rotated secret is a new entry); then cleared. */
 const MAX_OPENED_SECRETS = 256;
@@ -47,21 +64,27 @@ export interface DispatcherOptions {
   readonly pollIntervalMs?: number;
   /** Least time between two claims of the running loop unless the last one filled every free slot (0: none). */
   readonly claimIntervalMs?: number;
+  /** ROSTER_WEBHOOK_HEARTBEAT_MS: heartbeat interval; a dispatcher silent for 5 intervals is taken for dead. */
+  readonly heartbeatMs?: number;
 }
 
-interface Completion {
-  readonly event: ClaimedEvent;
-  readonly attempt: AttemptRecord | null;
-  readonly resolve: () => void;
+/** One entry of the group commit: an answered event to record, and/or the next event of its chain to mark started. */
+interface Bookkeeping {
+  readonly finished: Finished | undefined;
+  readonly start: ClaimedEvent | undefined;
+  readonly resolve: (started: boolean) => void;
 }
 
 /**
- * Delivers outbox events (DESIGN.md "Webhooks"): claims due rows (FOR UPDATE SKIP LOCKED), one per resource at a
+ * Delivers outbox events (docs/webhooks.md): claims due rows (FOR UPDATE SKIP LOCKED), one per resource at a
  * time and in commit order, sends up to `concurrency` at once, records each attempt, and never retries a failure.
  *
- * At-least-once edge: if this process dies after claiming an event and before recording its attempt, the event is
- * sent again by any dispatcher once the lease (`timeoutMs + LEASE_MARGIN_MS`) expires — with the same `webhook-id`,
- * so receivers can drop the duplicate.
+ * Crash safety: every attempt is marked started in PostgreSQL before it is sent (the claim marks the head; each later
+ * event of a chain is marked in the same statement that records the one before it), so at most one attempt per
+ * resource is ever unfinished. Each dispatcher keeps a heartbeat row; when it dies, its claims are taken over as soon
+ * as its heartbeat is `STALE_HEARTBEATS` intervals old (or at once when its row is gone), the unfinished attempt is
+ * written to the event log as interrupted, and the event is sent again with the same `webhook-id` (at-least-once).
+ * A live dispatcher that stops answering loses its claims when their lease (`timeoutMs + LEASE_MARGIN_MS`) runs out.
  *
  * `start()` runs a loop woken by `wake()` (after local commits) and by a poll interval (commits of other
  * instances); `runOnce()` and `drain()` run it by hand for tests and tools, no sleeping involved.
@@ -72,11 +95,16 @@ export class WebhookDispatcher {
   readonly #chain: number;
   readonly #pollMs: number;
   readonly #claimIntervalMs: number;
+  readonly #heartbeatMs: number;
+  /** This dispatcher's row in webhook_dispatchers: the owner of its claims. */
+  readonly #id = randomUUID();
+  #lastBeatAt = Number.NEGATIVE_INFINITY;
+  #heartbeat: NodeJS.Timeout | undefined;
   #lastClaimAt = Number.NEGATIVE_INFINITY;
   /** Where the next claim looks first: resources are served round robin in key order. */
   #cursor: OutboxKey | undefined;
   readonly #inFlight = new Set<Promise<void>>();
-  #completions: Completion[] = [];
+  #bookkeeping: Bookkeeping[] = [];
   #flushing: Promise<void> | undefined;
   #loop: Promise<void> | undefined;
   #stopping = false;
@@ -92,6 +120,12 @@ export class WebhookDispatcher {
     this.#chain = options.chain ?? DEFAULT_CHAIN;
     this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.#claimIntervalMs = options.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS;
+    this.#heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  }
+
+  /** The id its claims carry (webhook_dispatchers.id). */
+  get id(): string {
+    return this.#id;
   }
 
   get running(): boolean {
@@ -101,6 +135,8 @@ export class WebhookDispatcher {
   start(): void {
     if (this.#loop !== undefined) return;
     this.#stopping = false;
+    this.#heartbeat = setInterval(() => void this.#beat(), this.#heartbeatMs);
+    this.#heartbeat.unref();
     this.#loop = this.#run();
   }
 
@@ -118,6 +154,14 @@ export class WebhookDispatcher {
     await Promise.all(this.#inFlight);
     await this.#flushing;
     this.#loop = undefined;
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+    // Nothing of ours is claimed any more: leaving the row would only make others wait for it to go stale. A later
+    // claim (runOnce, or start again) registers anew.
+    this.#lastBeatAt = Number.NEGATIVE_INFINITY;
+    await sql`delete from webhook_dispatchers where id = ${this.#id}::uuid`
+      .execute(this.#o.db)
+      .catch((e: unknown) => this.#o.logger.warn({ err: e }, "webhook dispatcher: removing its heartbeat row failed"));
   }
 
   /**
@@ -203,11 +247,30 @@ export class WebhookDispatcher {
     this.#lastPrune = now;
     const pruned = await this.prune();
     if (pruned > 0) this.#o.logger.info({ pruned }, "webhook event log: pruned entries past retention");
+    await sql`delete from webhook_dispatchers
+      where heartbeat_at < now() - ${DEAD_DISPATCHER_ROW_MS}::bigint * interval '1 millisecond'`.execute(this.#o.db);
+  }
+
+  /** Renews the heartbeat row (registering it the first time); real time, the database's clock. */
+  async #beat(): Promise<void> {
+    this.#lastBeatAt = performance.now();
+    try {
+      await sql`insert into webhook_dispatchers (id, heartbeat_at, started_at) values (${this.#id}::uuid, now(), now())
+        on conflict (id) do update set heartbeat_at = excluded.heartbeat_at`.execute(this.#o.db);
+    } catch (e) {
+      this.#o.logger.warn({ err: e }, "webhook dispatcher: heartbeat failed");
+    }
   }
 
   async #claim(limit: number): Promise<ClaimedEvent[]> {
     const now = this.#o.clock.now();
+    // A dispatcher driven by runOnce (no timer) registers and renews its heartbeat with its claims.
+    const beat = performance.now() - this.#lastBeatAt >= this.#heartbeatMs;
+    if (beat) this.#lastBeatAt = performance.now();
     const claim = await claimDue(this.#o.db, {
+      owner: this.#id,
+      beat,
+      ownerStaleMs: this.#heartbeatMs * STALE_HEARTBEATS,
       limit,
       now,
       leaseUntil: new Date(now.getTime() + this.#o.timeoutMs + LEASE_MARGIN_MS),
@@ -221,25 +284,31 @@ export class WebhookDispatcher {
   }
 
   /**
-   * One resource's claimed events, in order: each is sent once the one before it was answered; their attempts are
-   * recorded by the group commit meanwhile. On shutdown the events not yet sent are released at once.
+   * One resource's claimed events, in order: each is sent once the one before it was answered and recorded — the
+   * statement that records it also marks the next one started (group commit across chains). On shutdown, or when
+   * another dispatcher took the resource over, the events not yet started are released.
    */
   async #deliverChain(events: readonly ClaimedEvent[]): Promise<void> {
-    const recorded: Promise<void>[] = [];
+    let finished: Finished | undefined;
     for (const [i, event] of events.entries()) {
-      if (this.#stopping && i > 0) {
-        await releaseClaimed(this.#o.db, events.slice(i)).catch((e: unknown) => {
-          this.#o.logger.error({ err: e }, "webhook dispatcher: releasing claimed events failed (lease applies)");
-        });
-        break;
+      if (i > 0) {
+        const next = this.#stopping ? undefined : event;
+        const started = await this.#book(finished, next);
+        finished = undefined;
+        if (!started) {
+          await releaseClaimed(this.#o.db, events.slice(i)).catch((e: unknown) => {
+            this.#o.logger.error({ err: e }, "webhook dispatcher: releasing claimed events failed (lease applies)");
+          });
+          return;
+        }
       }
-      recorded.push((await this.#deliver(event)).recorded);
+      finished = await this.#deliver(event);
     }
-    await Promise.all(recorded);
+    if (finished !== undefined) await this.#book(finished, undefined);
   }
 
-  /** Sends one event; resolves once it is answered, with a promise that resolves once its attempt is recorded. */
-  async #deliver(event: ClaimedEvent): Promise<{ recorded: Promise<void> }> {
+  /** Sends one event (its attempt already marked started) and returns its outcome, to record. */
+  async #deliver(event: ClaimedEvent): Promise<Finished> {
     const attemptedAt = this.#o.clock.now();
     const result = await this.#attempt(event, attemptedAt.getTime());
     if (!result.success) {
@@ -262,18 +331,17 @@ export class WebhookDispatcher {
           success: result.success,
           resend: false,
           attempted_at: attemptedAt,
+          attempt: event.attempt,
         }
       : null;
-    const recorded = new Promise<void>((resolve) => {
-      this.#completions.push({ event, attempt, resolve });
-    });
-    this.#flushing ??= this.#flush();
-    return { recorded };
+    return { event, attempt };
   }
 
   async #attempt(event: ClaimedEvent, timestampMs: number): Promise<DeliveryResult> {
     const skipped = (error: string): DeliveryResult => ({ success: false, statusCode: null, error, durationMs: 0 });
-    if (event.claims > MAX_CLAIMS) return skipped(`given up: delivery interrupted ${MAX_CLAIMS} times`);
+    if (event.interrupted >= MAX_INTERRUPTED) {
+      return skipped(`given up: delivery interrupted ${event.interrupted} times`);
+    }
     if (event.webhookUrl === null) return skipped("no webhook URL configured");
     if (event.webhookSecretSealed === null) return skipped("no webhook secret configured; not sent unsigned");
     let secret = this.#opened.get(event.webhookSecretSealed);
@@ -289,18 +357,32 @@ export class WebhookDispatcher {
     return this.#o.sender.send({ url: event.webhookUrl, body: event.body, secret, webhookId: event.id, timestampMs });
   }
 
-  /** Group commit: attempts finished while a write is under way are recorded together by the next one. */
+  /** Queues bookkeeping for the group commit; resolves once written, with whether `start` was marked started. */
+  #book(finished: Finished | undefined, start: ClaimedEvent | undefined): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      this.#bookkeeping.push({ finished, start, resolve });
+      this.#flushing ??= this.#flush();
+    });
+  }
+
+  /** Group commit: bookkeeping queued while a write is under way is written together by the next one. */
   async #flush(): Promise<void> {
-    while (this.#completions.length > 0) {
-      const batch = this.#completions;
-      this.#completions = [];
+    while (this.#bookkeeping.length > 0) {
+      const batch = this.#bookkeeping;
+      this.#bookkeeping = [];
+      let started = new Set<number>();
       try {
-        await completeClaimed(this.#o.db, batch);
+        started = await recordAndStart(
+          this.#o.db,
+          batch.flatMap((b) => (b.finished === undefined ? [] : [b.finished])),
+          batch.flatMap((b) => (b.start === undefined ? [] : [b.start])),
+          this.#o.clock.now(),
+        );
       } catch (e) {
-        // The rows stay claimed and are re-sent after their lease: the at-least-once edge.
+        // The answered events stay claimed and are sent again after a takeover: the at-least-once edge.
         this.#o.logger.error({ err: e, events: batch.length }, "webhook dispatcher: recording attempts failed");
       }
-      for (const c of batch) c.resolve();
+      for (const b of batch) b.resolve(b.start !== undefined && started.has(b.start.seq));
     }
     this.#flushing = undefined;
   }

@@ -16,6 +16,8 @@ export interface AttemptRecord {
   readonly success: boolean;
   readonly resend: boolean;
   readonly attempted_at: Date;
+  /** The attempt's number for its event: 1 for the first; an interrupted attempt keeps its number. */
+  readonly attempt: number;
 }
 
 export type LoggedAttempt = Selectable<WebhookEventsTable>;

@@ -31,6 +31,8 @@ export interface WebhooksOptions {
   readonly chain?: number;
   readonly pollIntervalMs?: number;
   readonly claimIntervalMs?: number;
+  /** ROSTER_WEBHOOK_HEARTBEAT_MS; default DEFAULT_HEARTBEAT_MS. */
+  readonly heartbeatMs?: number;
 }
 
 /** The webhooks module, assembled: the outbox sink, the dispatcher (not started), the event log and resend. */
@@ -59,6 +61,7 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
     ...(o.chain === undefined ? {} : { chain: o.chain }),
     ...(o.pollIntervalMs === undefined ? {} : { pollIntervalMs: o.pollIntervalMs }),
     ...(o.claimIntervalMs === undefined ? {} : { claimIntervalMs: o.claimIntervalMs }),
+    ...(o.heartbeatMs === undefined ? {} : { heartbeatMs: o.heartbeatMs }),
   });
   return {
     sink: new OutboxEventSink(o.clock),

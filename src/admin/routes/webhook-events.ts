@@ -86,6 +86,7 @@ export function webhookEventJson(r: AttemptRecord): JsonObject {
     error: r.error,
     duration_ms: r.duration_ms,
     resend: r.resend,
+    attempt: r.attempt,
     attempt_time: r.attempted_at.toISOString(),
     payload: JSON.parse(r.payload) as unknown,
   };

@@ -4,6 +4,7 @@ import * as apiKeys from "./0005-api-keys.js";
 import * as identityVersion from "./0006-identity-version.js";
 import * as listReads from "./0007-list-reads.js";
 import * as webhooks from "./0004-webhooks.js";
+import * as webhookCrashSafety from "./0008-webhook-crash-safety.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0005-api-keys": apiKeys,
   "0006-identity-version": identityVersion,
   "0007-list-reads": listReads,
+  "0008-webhook-crash-safety": webhookCrashSafety,
 };
