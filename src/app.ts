@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
+import { registerEventRoutes } from "./admin/routes/events.js";
 import { registerIdentityRoutes } from "./admin/routes/identities.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
@@ -83,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerIdentityRoutes(scope, identities);
       registerTestMappingRoute(scope, { scimClients, mapper, validateMapping: validateMappingSource });
       registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
+      registerEventRoutes(scope, { feed: webhooks.feed, organizations });
     },
     { prefix: ADMIN_PREFIX },
   );

@@ -16,6 +16,8 @@ export interface Config {
   readonly logLevel: LevelWithSilent;
   readonly webhookTimeoutMs: number;
   readonly webhookLogRetentionDays: number;
+  /** How long the events feed keeps events. */
+  readonly eventRetentionDays: number;
   /** How often a webhook dispatcher renews its heartbeat; one silent for 5 intervals is taken for dead. */
   readonly webhookHeartbeatMs: number;
 }
@@ -101,6 +103,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push("ROSTER_WEBHOOK_LOG_RETENTION_DAYS: must be a positive integer");
   }
 
+  const eventRetention = parseInteger(get("ROSTER_EVENT_RETENTION_DAYS") ?? "30");
+  if (eventRetention === undefined || eventRetention < 1 || eventRetention > 3650) {
+    problems.push("ROSTER_EVENT_RETENTION_DAYS: must be an integer from 1 to 3650");
+  }
   const heartbeat = parseInteger(get("ROSTER_WEBHOOK_HEARTBEAT_MS") ?? "1000");
   if (heartbeat === undefined || heartbeat < 50 || heartbeat > 60_000) {
     problems.push("ROSTER_WEBHOOK_HEARTBEAT_MS: must be an integer from 50 to 60000");
@@ -119,6 +125,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhookTimeoutMs: webhookTimeoutMs ?? 10_000,
     webhookLogRetentionDays: retention ?? 30,
     webhookHeartbeatMs: heartbeat ?? 1000,
+    eventRetentionDays: eventRetention ?? 30,
   };
 }
 
@@ -150,6 +157,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     webhookTimeoutMs: config.webhookTimeoutMs,
     webhookLogRetentionDays: config.webhookLogRetentionDays,
     webhookHeartbeatMs: config.webhookHeartbeatMs,
+    eventRetentionDays: config.eventRetentionDays,
   };
 }
 

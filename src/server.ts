@@ -50,6 +50,7 @@ async function serve(config: Config, logger: Logger, storage: Storage, startedAt
     timeoutMs: config.webhookTimeoutMs,
     retentionDays: config.webhookLogRetentionDays,
     heartbeatMs: config.webhookHeartbeatMs,
+    eventRetentionDays: config.eventRetentionDays,
   });
   const app = await buildApp({
     db: storage.db,

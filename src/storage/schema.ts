@@ -16,6 +16,7 @@ export interface Database {
   webhook_outbox: WebhookOutboxTable;
   webhook_events: WebhookEventsTable;
   webhook_dispatchers: WebhookDispatchersTable;
+  directory_events: DirectoryEventsTable;
   resource_counts: ResourceCountsTable;
 }
 
@@ -153,6 +154,20 @@ export interface WebhookOutboxTable {
   interrupted: Generated<number>;
   /** Set while an attempt is under way. */
   attempt_started_at: Timestamp | null;
+}
+
+/** Every directory change as an event (0012-directory-events; docs/events.md). */
+export interface DirectoryEventsTable {
+  id: string;
+  seq: Generated<number>;
+  /** xid8 as text: the writing transaction. */
+  txid: Generated<string>;
+  organization_id: string;
+  directory_id: string;
+  event: string;
+  create_time: Timestamp;
+  /** The webhook payload's `data`, as JSON text. */
+  data: string;
 }
 
 /** Running webhook dispatchers: a claim whose owner's heartbeat is stale (or gone) is taken over. */

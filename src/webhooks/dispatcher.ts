@@ -50,6 +50,8 @@ export interface DispatcherOptions {
   readonly logger: Logger;
   readonly sender: WebhookSender;
   readonly eventLog: EventLog;
+  /** The events feed's retention prune, run with the event log's (hourly, in bounded batches). */
+  readonly pruneEvents?: () => Promise<number>;
   /** Decrypts a sealed webhook secret (SecretBox); only to sign. */
   readonly openSecret: (sealed: string) => string;
   /** ROSTER_WEBHOOK_TIMEOUT_MS; the claim lease is this plus LEASE_MARGIN_MS. */
@@ -247,6 +249,8 @@ export class WebhookDispatcher {
     this.#lastPrune = now;
     const pruned = await this.prune();
     if (pruned > 0) this.#o.logger.info({ pruned }, "webhook event log: pruned entries past retention");
+    const events = (await this.#o.pruneEvents?.()) ?? 0;
+    if (events > 0) this.#o.logger.info({ pruned: events }, "events feed: pruned events past retention");
     await sql`delete from webhook_dispatchers
       where heartbeat_at < now() - ${DEAD_DISPATCHER_ROW_MS}::bigint * interval '1 millisecond'`.execute(this.#o.db);
   }

@@ -7,6 +7,7 @@ import { isForeignKeyViolation } from "../../storage/errors.js";
  */
 const CLIENT_GONE_CONSTRAINTS: readonly string[] = [
   "webhook_outbox_client_fkey",
+  "directory_events_client_fkey",
   "identities_organization_fkey",
   "directory_groups_organization_fkey",
 ];

@@ -5,6 +5,7 @@ import * as identityVersion from "./0006-identity-version.js";
 import * as listReads from "./0007-list-reads.js";
 import * as webhooks from "./0004-webhooks.js";
 import * as webhookCrashSafety from "./0008-webhook-crash-safety.js";
+import * as directoryEvents from "./0012-directory-events.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0006-identity-version": identityVersion,
   "0007-list-reads": listReads,
   "0008-webhook-crash-safety": webhookCrashSafety,
+  "0012-directory-events": directoryEvents,
 };
