@@ -12,6 +12,7 @@ import { GroupService } from "./directory/groups/service.js";
 import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
+import { registerWebhookSecretRoute } from "./admin/routes/webhook-secret.js";
 import type { EventSink } from "./directory/events.js";
 import { validateMappingSource } from "./directory/mapping/validate.js";
 import { OrganizationService } from "./directory/organizations/service.js";
@@ -85,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerTestMappingRoute(scope, { scimClients, mapper, validateMapping: validateMappingSource });
       registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
       registerEventRoutes(scope, { feed: webhooks.feed, organizations });
+      registerWebhookSecretRoute(scope, scimClients);
     },
     { prefix: ADMIN_PREFIX },
   );
