@@ -23,9 +23,12 @@ afterAll(async () => {
   await database.close();
 });
 
-/** A client with a webhook, known to `a` (authenticated once, so cached), then deleted through `b`. */
-async function deletedBehindA(remove: "client" | "organization") {
-  const c = await seedClient(a, { webhook: { url: "http://127.0.0.1:9/hook", secret: "whsec_race_0123456789" } });
+/** A client (with a webhook unless asked), known to `a` (authenticated once, so cached), then deleted through `b`. */
+async function deletedBehindA(remove: "client" | "organization", webhook = true) {
+  const c = await seedClient(
+    a,
+    webhook ? { webhook: { url: "http://127.0.0.1:9/hook", secret: "whsec_race_0123456789" } } : {},
+  );
   const existing = await scim(a, c, "POST", "/Users", user(`before-${c.clientId}@example.com`));
   expect(existing.statusCode).toBe(201);
   const deleted =
@@ -57,6 +60,13 @@ describe("a SCIM write racing the deletion of its client on another instance", (
     };
     expectMissingClient(await scim(a, c, "PATCH", `/Users/${userId}`, patch));
     expectMissingClient(await scim(a, c, "DELETE", `/Users/${userId}`));
+  });
+
+  it("answers the 404 of a missing client without a webhook too (its events are recorded all the same)", async () => {
+    const { c, userId } = await deletedBehindA("client", false);
+    expectMissingClient(await scim(a, c, "POST", "/Users", user("after-plain@example.com")));
+    expectMissingClient(await scim(a, c, "DELETE", `/Users/${userId}`));
+    expectMissingClient(await scim(a, c, "POST", "/Groups", group("after-plain")));
   });
 
   it("answers the 404 of a missing client when the whole organization was deleted", async () => {
