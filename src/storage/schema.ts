@@ -41,6 +41,8 @@ export interface ScimClientsTable {
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
   log_webhook_events: Generated<boolean>;
+  /** `none` (the spec's default: a failed delivery is not retried) or `backoff`. */
+  webhook_retry: Generated<string>;
   create_time: ColumnType<Date, Date | string | undefined, never>;
   update_time: Timestamp;
 }
@@ -154,6 +156,8 @@ export interface WebhookOutboxTable {
   interrupted: Generated<number>;
   /** Set while an attempt is under way. */
   attempt_started_at: Timestamp | null;
+  /** A failed delivery to retry (webhook.retry = backoff): not claimable before this time. */
+  next_attempt_at: Timestamp | null;
 }
 
 /** Every directory change as an event (0012-directory-events; docs/events.md). */
@@ -194,6 +198,9 @@ export interface WebhookEventsTable {
   attempted_at: Timestamp;
   /** The attempt's number for its event (1 = the first). */
   attempt: Generated<number>;
+  /** Where the event stood after this attempt: delivered, retrying, failed (null: logged before retries existed). */
+  state: string | null;
+  next_attempt_time: Timestamp | null;
 }
 
 /** Users and groups per organization, kept by triggers (0007-list-reads); a total is the sum of the shards. */

@@ -33,6 +33,20 @@ export const LEASE_MARGIN_MS = 30_000;
  * up, so a poisonous event cannot crash-loop every instance; crashes while other events were sent never count.
  */
 export const MAX_INTERRUPTED = 10;
+/**
+ * With `webhook.retry = "backoff"`: the waits before the 2nd … 8th attempt of a failed delivery (Svix's schedule:
+ * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), each ±10 % so that retries of a burst spread out.
+ */
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+  10 * 3_600_000,
+];
+const RETRY_JITTER = 0.1;
 /** How often a running dispatcher renews its heartbeat row. */
 export const DEFAULT_HEARTBEAT_MS = 1000;
 /** A dispatcher whose heartbeat is this many intervals old is taken for dead: its claims are taken over. */
@@ -79,7 +93,8 @@ interface Bookkeeping {
 
 /**
  * Delivers outbox events (docs/webhooks.md): claims due rows (FOR UPDATE SKIP LOCKED), one per resource at a
- * time and in commit order, sends up to `concurrency` at once, records each attempt, and never retries a failure.
+ * time and in commit order, sends up to `concurrency` at once, records each attempt, and retries a failure only
+ * when the connection opted in (`webhook.retry = "backoff"`, RETRY_SCHEDULE_MS; the retry time lives in the outbox).
  *
  * Crash safety: every attempt is marked started in PostgreSQL before it is sent (the claim marks the head; each later
  * event of a chain is marked in the same statement that records the one before it), so at most one attempt per
@@ -307,6 +322,14 @@ export class WebhookDispatcher {
         }
       }
       finished = await this.#deliver(event);
+      if (finished.retryAt !== undefined) {
+        // The head waits for its retry: the events behind it go back unsent, in order.
+        await this.#book(finished, undefined);
+        await releaseClaimed(this.#o.db, events.slice(i + 1)).catch((e: unknown) => {
+          this.#o.logger.error({ err: e }, "webhook dispatcher: releasing claimed events failed (lease applies)");
+        });
+        return;
+      }
     }
     if (finished !== undefined) await this.#book(finished, undefined);
   }
@@ -315,10 +338,12 @@ export class WebhookDispatcher {
   async #deliver(event: ClaimedEvent): Promise<Finished> {
     const attemptedAt = this.#o.clock.now();
     const result = await this.#attempt(event, attemptedAt.getTime());
+    const wait = result.success || result.skipped === true ? undefined : this.#retryWait(event);
+    const retryAt = wait === undefined ? undefined : new Date(attemptedAt.getTime() + wait);
     if (!result.success) {
       this.#o.logger.warn(
-        { clientId: event.clientId, eventId: event.id, status: result.statusCode, error: result.error },
-        "webhook delivery failed (not retried)",
+        { clientId: event.clientId, eventId: event.id, status: result.statusCode, error: result.error, retryAt },
+        retryAt === undefined ? "webhook delivery failed (not retried)" : "webhook delivery failed (retried later)",
       );
     }
     const attempt: AttemptRecord | null = event.logWebhookEvents
@@ -336,13 +361,30 @@ export class WebhookDispatcher {
           resend: false,
           attempted_at: attemptedAt,
           attempt: event.attempt,
+          state: result.success ? "delivered" : retryAt === undefined ? "failed" : "retrying",
+          next_attempt_time: retryAt ?? null,
         }
       : null;
-    return { event, attempt };
+    return { event, attempt, retryAt };
   }
 
-  async #attempt(event: ClaimedEvent, timestampMs: number): Promise<DeliveryResult> {
-    const skipped = (error: string): DeliveryResult => ({ success: false, statusCode: null, error, durationMs: 0 });
+  /** The wait before the next attempt of a failed delivery; undefined when it is not retried. */
+  #retryWait(event: ClaimedEvent): number | undefined {
+    if (event.webhookRetry !== "backoff") return undefined;
+    const base = RETRY_SCHEDULE_MS[event.attempt - 1];
+    if (base === undefined) return undefined;
+    return Math.round(base * (1 + RETRY_JITTER * (2 * Math.random() - 1)));
+  }
+
+  async #attempt(event: ClaimedEvent, timestampMs: number): Promise<DeliveryResult & { skipped?: true }> {
+    // Not sent at all: retrying would not help (configuration, or given up).
+    const skipped = (error: string): DeliveryResult & { skipped: true } => ({
+      success: false,
+      statusCode: null,
+      error,
+      durationMs: 0,
+      skipped: true,
+    });
     if (event.interrupted >= MAX_INTERRUPTED) {
       return skipped(`given up: delivery interrupted ${event.interrupted} times`);
     }

@@ -19,6 +19,8 @@ export interface ClaimedEvent {
   readonly webhookUrl: string | null;
   readonly webhookSecretSealed: string | null;
   readonly logWebhookEvents: boolean;
+  /** The client's `webhook.retry` now: whether a failed delivery is retried. */
+  readonly webhookRetry: string;
 }
 
 /** A resource's place in the outbox's (client_id, ordering_key) order: where the next claim goes on from. */
@@ -64,6 +66,7 @@ export interface ClaimRow {
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
   log_webhook_events: boolean;
+  webhook_retry: string;
   rank: number;
   pos: number;
 }
@@ -122,7 +125,9 @@ export function claimStatement(
   const claimable = (t: "k" | "o") => {
     const until = sql.ref(`${t}.claimed_until`);
     const owner = sql.ref(`${t}.claimed_by`);
-    return sql`(${until} is null or ${until} < ${options.now}
+    const retryAt = sql.ref(`${t}.next_attempt_at`);
+    // A head waiting for its retry holds its resource back; other resources flow.
+    return sql`(${retryAt} is null or ${retryAt} <= ${options.now}) and (${until} is null or ${until} < ${options.now}
       or (${owner} <> ${options.owner}::uuid and not exists (
         select 1 from webhook_dispatchers d
         where d.id = ${owner} and d.heartbeat_at > now() - ${options.ownerStaleMs}::bigint * interval '1 millisecond')))`;
@@ -136,12 +141,15 @@ export function claimStatement(
       : sql``;
   return sql<ClaimRow>`
     with recursive k as (
-      (select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, 1 as pos from webhook_outbox o
+      (select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at, 1 as pos
+        from webhook_outbox o
         where (o.client_id, o.ordering_key) > (${after?.clientId ?? ""}, ${after?.orderingKey ?? ""})
         order by o.client_id, o.ordering_key, o.seq limit 1)
       union all
-      select n.client_id, n.ordering_key, n.seq, n.claimed_until, n.claimed_by, k.pos + 1 from k cross join lateral (
-        select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by from webhook_outbox o
+      select n.client_id, n.ordering_key, n.seq, n.claimed_until, n.claimed_by, n.next_attempt_at, k.pos + 1
+      from k cross join lateral (
+        select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at
+        from webhook_outbox o
         where (o.client_id, o.ordering_key) > (k.client_id, k.ordering_key)
         order by o.client_id, o.ordering_key, o.seq limit 1
       ) n
@@ -173,22 +181,24 @@ export function claimStatement(
           claim_token = ${options.claimToken}, claimed_by = ${options.owner}::uuid,
           attempts = w.attempts + (due.rank = 0)::int,
           interrupted = w.interrupted + (due.unfinished_since is not null)::int,
-          attempt_started_at = case when due.rank = 0 then ${options.now}::timestamptz else w.attempt_started_at end
+          attempt_started_at = case when due.rank = 0 then ${options.now}::timestamptz else w.attempt_started_at end,
+          next_attempt_at = case when due.rank = 0 then null else w.next_attempt_at end
       from due, scim_clients c
       where w.seq = due.seq and c.client_id = w.client_id
       returning w.seq, w.id, w.client_id, w.organization_id, w.event, w.ordering_key, w.body, w.attempts,
-        w.interrupted, c.webhook_url, c.webhook_secret_sealed, c.log_webhook_events, due.rank::int as rank,
+        w.interrupted, c.webhook_url, c.webhook_secret_sealed, c.log_webhook_events, c.webhook_retry,
+        due.rank::int as rank,
         due.pos::int as pos, due.unfinished_since
     ), logged as (
       -- The attempt a dead dispatcher started and never finished goes to the event log, as it happened.
       insert into webhook_events (id, event_id, client_id, organization_id, event, payload, status_code, error,
-        duration_ms, success, resend, attempted_at, attempt)
+        duration_ms, success, resend, attempted_at, attempt, state, next_attempt_time)
       select ${uuidv7Of(sql.ref("x.unfinished_since"))}, x.id, x.client_id, x.organization_id, x.event, x.body, null,
-        ${INTERRUPTED_ERROR}, 0, false, false, x.unfinished_since, x.attempts - 1
+        ${INTERRUPTED_ERROR}, 0, false, false, x.unfinished_since, x.attempts - 1, 'retrying', ${options.now}::timestamptz
       from claimed x where x.unfinished_since is not null and x.log_webhook_events
     )${beat}
     select seq, id, client_id, organization_id, event, ordering_key, body, attempts, interrupted, webhook_url,
-      webhook_secret_sealed, log_webhook_events, rank, pos
+      webhook_secret_sealed, log_webhook_events, webhook_retry, rank, pos
     from claimed
   `;
 }
@@ -227,6 +237,7 @@ function toEvents(rows: readonly ClaimRow[], claimToken: string): ClaimedEvent[]
       webhookUrl: r.webhook_url,
       webhookSecretSealed: r.webhook_secret_sealed,
       logWebhookEvents: r.log_webhook_events,
+      webhookRetry: r.webhook_retry,
     }))
     .sort((a, b) => a.seq - b.seq);
 }
@@ -245,11 +256,14 @@ export interface Finished {
   readonly event: ClaimedEvent;
   /** The attempt to keep in the event log (null when logging is off). */
   readonly attempt: AttemptRecord | null;
+  /** A failed delivery to try again then (webhook.retry = backoff); undefined: the event is done. */
+  readonly retryAt?: Date | undefined;
 }
 
 /**
  * One statement for a batch of bookkeeping: finished events are deleted from the outbox (a failed delivery is not
- * retried, spec 6) and their attempts go to the event log; the events to send next are marked started — their
+ * retried, spec 6, unless the connection opted in: then it goes back with its retry time) and their attempts go to
+ * the event log; the events to send next are marked started — their
  * attempt counted, `attempt_started_at` set — before they are sent, so a takeover after a crash knows exactly which
  * attempt was under way. Returns the seqs marked started; an event missing from it was taken over by another
  * dispatcher (its lease ran out, or this one was taken for dead) and must not be sent by this one.
@@ -263,16 +277,25 @@ export async function recordAndStart(
 ): Promise<Set<number>> {
   if (finished.length === 0 && start.length === 0) return new Set();
   const attempts = finished.flatMap((d) => (d.attempt === null ? [] : [d.attempt]));
+  const done = finished.filter((d) => d.retryAt === undefined);
+  const retried = finished.filter((d) => d.retryAt !== undefined);
   const rows = await sql<{ seq: number }>`${sql.raw(PREPARED)}
     with done as (
       delete from webhook_outbox
-      where (seq, claim_token) in (select * from unnest(${finished.map((d) => d.event.seq)}::bigint[],
-        ${finished.map((d) => d.event.claimToken)}::text[]))
+      where (seq, claim_token) in (select * from unnest(${done.map((d) => d.event.seq)}::bigint[],
+        ${done.map((d) => d.event.claimToken)}::text[]))
+    ), retried as (
+      -- Back to the pool, not claimable before its retry time; the events behind it wait (order per resource).
+      update webhook_outbox w set next_attempt_at = r.at, claimed_until = null, claim_token = null,
+        claimed_by = null, attempt_started_at = null
+      from unnest(${retried.map((d) => d.event.seq)}::bigint[], ${retried.map((d) => d.event.claimToken)}::text[],
+        ${retried.map((d) => (d.retryAt ?? new Date(0)).toISOString())}::timestamptz[]) as r(seq, token, at)
+      where w.seq = r.seq and w.claim_token = r.token
     ), logged as (
       insert into webhook_events (id, event_id, client_id, organization_id, event, payload, status_code, error,
-        duration_ms, success, resend, attempted_at, attempt)
+        duration_ms, success, resend, attempted_at, attempt, state, next_attempt_time)
       select a.id, a.event_id, a.client_id, a.organization_id, a.event, a.payload, a.status_code, a.error,
-        a.duration_ms, a.success, a.resend, a.attempted_at, a.attempt
+        a.duration_ms, a.success, a.resend, a.attempted_at, a.attempt, a.state, a.next_attempt_time
       from json_populate_recordset(null::webhook_events, ${JSON.stringify(attempts)}::json) a
     )
     update webhook_outbox set attempts = attempts + 1, attempt_started_at = ${now}::timestamptz

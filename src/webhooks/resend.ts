@@ -51,6 +51,8 @@ export class WebhookResender {
       resend: true,
       attempted_at: attemptedAt,
       attempt: logged.attempt + 1,
+      state: result.success ? "delivered" : "failed",
+      next_attempt_time: null,
     };
     // Every attempt is kept while logging is on (issue 6 point 5); with it off the result is only returned.
     if (client.logWebhookEvents) await this.#log.insert(attempt);

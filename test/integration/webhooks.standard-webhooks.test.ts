@@ -45,7 +45,9 @@ describe("Standard Webhooks headers, verified by the standardwebhooks package", 
   it("any other secret: its UTF-8 bytes are the key", async () => {
     const secret = "a-plain-webhook-secret-0123456789-é";
     const { r } = await deliveryWith(secret);
-    expect(new Webhook(new TextEncoder().encode(secret), { format: "raw" }).verify(r.rawBody, headersOf(r))).toMatchObject({
+    expect(
+      new Webhook(new TextEncoder().encode(secret), { format: "raw" }).verify(r.rawBody, headersOf(r)),
+    ).toMatchObject({
       event: "user.created",
     });
     // The package reads a raw string as Latin-1: pass the UTF-8 bytes, as above, when the secret is not ASCII.

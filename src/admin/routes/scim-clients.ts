@@ -1,5 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import type { ScimClient, ScimClientChanges, ScimClientService } from "../../directory/scim-clients/service.js";
+import {
+  type ScimClient,
+  type ScimClientChanges,
+  type ScimClientService,
+  WEBHOOK_RETRY_MODES,
+  type WebhookRetry,
+} from "../../directory/scim-clients/service.js";
 import { randomToken } from "../../platform/ids.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
 import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
@@ -28,6 +34,7 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "webhook",
     "webhook.url",
     "webhook.secret",
+    "webhook.retry",
     "log_webhook_events",
   ],
   immutable: ["client_id", "organization_id", "scim_base_url", "create_time", "update_time"],
@@ -66,6 +73,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       tenant: optionalString(body, "tenant", 256) ?? "",
       product: optionalString(body, "product", 256) ?? "",
       webhook: parseWebhook(optionalObject(body, "webhook")),
+      webhookRetry: parseRetry(optionalObject(body, "webhook")?.retry, "webhook.retry"),
       logWebhookEvents: optionalBoolean(body, "log_webhook_events") ?? false,
     });
     if (!result.ok) {
@@ -168,11 +176,15 @@ async function toChanges(
       case "webhook.secret":
         changes.webhookSecret = value === undefined ? null : str(value, path);
         break;
+      case "webhook.retry":
+        changes.webhookRetry = parseRetry(value, path);
+        break;
       case "webhook": {
         // AIP-161: naming the sub-object replaces it whole; an omitted secret is cleared.
         const webhook = parseWebhook(value === undefined ? undefined : requireObject(value, path));
         changes.webhookUrl = webhook?.url ?? null;
         changes.webhookSecret = webhook?.secret ?? null;
+        changes.webhookRetry = parseRetry(isObject(value) ? value.retry : undefined, "webhook.retry");
         break;
       }
     }
@@ -190,6 +202,15 @@ function parseWebhook(webhook: JsonObject | undefined): { url: string; secret: s
     return null;
   }
   return { url: validateHttpUrl(url, "webhook.url"), secret };
+}
+
+/** `webhook.retry`: "none" (the default: a failed delivery is not retried) or "backoff". */
+function parseRetry(value: unknown, path: string): WebhookRetry {
+  if (value === undefined || value === null) return "none";
+  if (typeof value !== "string" || !(WEBHOOK_RETRY_MODES as readonly string[]).includes(value)) {
+    throw invalidArgument(`${path} must be "none" or "backoff"`);
+  }
+  return value as WebhookRetry;
 }
 
 /** Spec 5.2: configured without a Bearer prefix, since clients add one themselves. */
@@ -210,7 +231,10 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     mapping: c.mapping,
     tenant: c.tenant,
     product: c.product,
-    webhook: c.webhookUrl === null ? null : { url: c.webhookUrl, secret_set: c.webhookSecretSealed !== null },
+    webhook:
+      c.webhookUrl === null
+        ? null
+        : { url: c.webhookUrl, secret_set: c.webhookSecretSealed !== null, retry: c.webhookRetry },
     log_webhook_events: c.logWebhookEvents,
     create_time: c.createTime.toISOString(),
     update_time: c.updateTime.toISOString(),

@@ -75,7 +75,7 @@ function parsePosition(key: string): { attemptedAt: Date; id: string } {
   return { attemptedAt, id };
 }
 
-export function webhookEventJson(r: AttemptRecord): JsonObject {
+export function webhookEventJson(r: Omit<AttemptRecord, "state"> & { readonly state: string | null }): JsonObject {
   return {
     id: r.id,
     event_id: r.event_id,
@@ -87,6 +87,8 @@ export function webhookEventJson(r: AttemptRecord): JsonObject {
     duration_ms: r.duration_ms,
     resend: r.resend,
     attempt: r.attempt,
+    state: r.state ?? (r.success ? "delivered" : "failed"),
+    next_attempt_time: r.next_attempt_time === null ? null : r.next_attempt_time.toISOString(),
     attempt_time: r.attempted_at.toISOString(),
     payload: JSON.parse(r.payload) as unknown,
   };

@@ -20,9 +20,14 @@ export interface ScimClient {
   /** Sealed with ROSTER_SECRETS; open it only to sign a delivery. */
   readonly webhookSecretSealed: string | null;
   readonly logWebhookEvents: boolean;
+  /** Whether a failed webhook delivery is retried (docs/webhooks.md "Retries"). */
+  readonly webhookRetry: WebhookRetry;
   readonly createTime: Date;
   readonly updateTime: Date;
 }
+
+export const WEBHOOK_RETRY_MODES = ["none", "backoff"] as const;
+export type WebhookRetry = (typeof WEBHOOK_RETRY_MODES)[number];
 
 export interface ScimClientInput {
   readonly organizationId: string;
@@ -35,6 +40,7 @@ export interface ScimClientInput {
   readonly product: string;
   readonly webhook: { readonly url: string; readonly secret: string | null } | null;
   readonly logWebhookEvents: boolean;
+  readonly webhookRetry?: WebhookRetry;
 }
 
 /** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
@@ -48,6 +54,7 @@ export interface ScimClientChanges {
   webhookUrl?: string | null;
   webhookSecret?: string | null;
   logWebhookEvents?: boolean;
+  webhookRetry?: WebhookRetry;
 }
 
 export type CreateResult =
@@ -89,6 +96,7 @@ export class ScimClientService {
           webhook_secret_sealed:
             input.webhook?.secret === null || input.webhook === null ? null : this.#box.seal(input.webhook.secret),
           log_webhook_events: input.logWebhookEvents,
+          webhook_retry: input.webhookRetry ?? "none",
           create_time: now,
           update_time: now,
         })
@@ -132,6 +140,7 @@ export class ScimClientService {
       set.webhook_secret_sealed = changes.webhookSecret === null ? null : this.#box.seal(changes.webhookSecret);
     }
     if (changes.logWebhookEvents !== undefined) set.log_webhook_events = changes.logWebhookEvents;
+    if (changes.webhookRetry !== undefined) set.webhook_retry = changes.webhookRetry;
     this.#cache.forget(clientId);
     const row = await this.#db
       .updateTable("scim_clients")
@@ -169,6 +178,7 @@ export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => (
   webhookUrl: row.webhook_url,
   webhookSecretSealed: row.webhook_secret_sealed,
   logWebhookEvents: row.log_webhook_events,
+  webhookRetry: row.webhook_retry === "backoff" ? "backoff" : "none",
   createTime: row.create_time,
   updateTime: row.update_time,
 });

@@ -29,9 +29,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create index directory_events_feed_idx on directory_events (organization_id, txid, seq);
     create index directory_events_directory_idx on directory_events (directory_id, txid, seq);
     create index directory_events_create_time_idx on directory_events using brin (create_time);
+
+    -- Opt-in retries of failed webhook deliveries (docs/webhooks.md "Retries"): the schedule lives in the outbox.
+    alter table scim_clients add column webhook_retry text not null default 'none'
+      constraint scim_clients_webhook_retry_check check (webhook_retry in ('none', 'backoff'));
+    alter table webhook_outbox add column next_attempt_at timestamptz;
+    alter table webhook_events add column state text, add column next_attempt_time timestamptz;
   `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop table directory_events`.execute(db);
+  await sql`
+    alter table webhook_events drop column state, drop column next_attempt_time;
+    alter table webhook_outbox drop column next_attempt_at;
+    alter table scim_clients drop column webhook_retry;
+    drop table directory_events;
+  `.execute(db);
 }
