@@ -41,7 +41,7 @@ const label = (json: Record<string, unknown>) =>
 /** A fresh dispatcher each time: the retry schedule lives in PostgreSQL, not in a process. */
 const drain = () => testWebhooks(database.db, clock).dispatcher.drain();
 /** Past a scheduled wait, jitter (±10 %) included. */
-const after = (waitMs: number) => clock.advance(Math.ceil(waitMs * 1.1) + 1);
+const pastWait = (waitMs: number) => clock.advance(Math.ceil(waitMs * 1.1) + 1);
 
 async function log(c: SeededClient) {
   const res = await adminCall(t, "GET", `/scimClients/${c.clientId}/webhookEvents?page_size=100`);
@@ -68,10 +68,10 @@ describe('webhook.retry = "backoff"', () => {
     expect(receiver.received.map((r) => label(r.json)).sort()).toEqual([`${A}:1`, `${B}:1`].sort());
     // Not due yet: nothing goes out, and a:2 waits behind a:1.
     expect(await drain()).toBe(0);
-    after(RETRY_SCHEDULE_MS[0] ?? 0);
+    pastWait(RETRY_SCHEDULE_MS[0] ?? 0);
     await drain();
     expect(await drain()).toBe(0);
-    after(RETRY_SCHEDULE_MS[1] ?? 0);
+    pastWait(RETRY_SCHEDULE_MS[1] ?? 0);
     await drain();
     expect(receiver.received.map((r) => label(r.json))).toEqual(
       expect.arrayContaining([`${A}:1`, `${A}:1`, `${A}:1`, `${A}:2`, `${B}:1`]),
@@ -97,10 +97,10 @@ describe('webhook.retry = "backoff"', () => {
     await recordEvents(database.db, testWebhooks(database.db, clock), c.clientId, [update(uuidv7(), 1)]);
     await drain();
     for (const wait of RETRY_SCHEDULE_MS) {
-      after(wait);
+      pastWait(wait);
       await drain();
     }
-    after(24 * 3_600_000);
+    pastWait(24 * 3_600_000);
     expect(await drain()).toBe(0);
     expect(receiver.received).toHaveLength(8);
     const entries = await log(c);
@@ -116,7 +116,7 @@ describe('webhook.retry = "none" (the default)', () => {
     receiver.answer(500);
     await recordEvents(database.db, testWebhooks(database.db, clock), c.clientId, [update(uuidv7(), 1)]);
     await drain();
-    after(24 * 3_600_000);
+    pastWait(24 * 3_600_000);
     expect(await drain()).toBe(0);
     expect(receiver.received).toHaveLength(1);
     expect(await log(c)).toMatchObject([{ attempt: 1, state: "failed", next_attempt_time: null }]);
