@@ -84,7 +84,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerApiKeyRoutes(scope, { apiKeys: new ApiKeyService(deps.db, deps.clock), clock: deps.clock });
       registerIdentityRoutes(scope, identities);
       registerTestMappingRoute(scope, { scimClients, mapper, validateMapping: validateMappingSource });
-      registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
+      registerWebhookEventRoutes(scope, {
+        scimClients,
+        ...webhooks,
+        db: deps.db,
+        clock: deps.clock,
+        wake: () => webhooks.dispatcher.wake(),
+      });
       registerEventRoutes(scope, { feed: webhooks.feed, organizations });
       registerWebhookSecretRoute(scope, scimClients);
     },
