@@ -128,6 +128,7 @@ export class WebhookDispatcher {
   #wakeRequested = false;
   #wakeUp: (() => void) | undefined;
   #lastPrune = 0;
+  #pruning: Promise<void> | undefined;
   /** Sealed secret → secret: opening one (AES-GCM) per event was a fifth of the dispatcher's CPU per event. */
   readonly #opened = new Map<string, string>();
 
@@ -170,6 +171,7 @@ export class WebhookDispatcher {
     await this.#loop;
     await Promise.all(this.#inFlight);
     await this.#flushing;
+    await this.#pruning;
     this.#loop = undefined;
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
@@ -207,7 +209,12 @@ export class WebhookDispatcher {
   async #run(): Promise<void> {
     while (!this.#stopping) {
       try {
-        await this.#maybePrune();
+        // Retention runs beside the claims: a large prune must not hold deliveries back.
+        this.#pruning ??= this.#maybePrune()
+          .catch((e: unknown) => this.#o.logger.error({ err: e }, "webhook dispatcher: pruning failed"))
+          .finally(() => {
+            this.#pruning = undefined;
+          });
         const free = this.#concurrency - this.#inFlight.size;
         // Claims are commits: wait for a quarter of the slots to free up rather than claim one row at a time.
         if (free > 0 && (free >= this.#concurrency / 4 || this.#inFlight.size === 0)) {
@@ -283,12 +290,11 @@ export class WebhookDispatcher {
 
   async #claim(limit: number): Promise<ClaimedEvent[]> {
     const now = this.#o.clock.now();
-    // A dispatcher driven by runOnce (no timer) registers and renews its heartbeat with its claims.
-    const beat = performance.now() - this.#lastBeatAt >= this.#heartbeatMs;
-    if (beat) this.#lastBeatAt = performance.now();
+    // A dispatcher driven by runOnce (no timer) registers and renews its heartbeat before it claims — committed
+    // first, so no other dispatcher can see one of its claims without its heartbeat (ClaimOptions.owner).
+    if (performance.now() - this.#lastBeatAt >= this.#heartbeatMs) await this.#beat();
     const claim = await claimDue(this.#o.db, {
       owner: this.#id,
-      beat,
       ownerStaleMs: this.#heartbeatMs * STALE_HEARTBEATS,
       limit,
       now,

@@ -43,10 +43,12 @@ export interface ClaimOptions {
   readonly leaseUntil: Date;
   readonly leaseStepMs?: number;
   readonly claimToken: string;
-  /** The claiming dispatcher's id (webhook_dispatchers). */
+  /**
+   * The claiming dispatcher's id. Its webhook_dispatchers row must be committed before its first claim: a claim
+   * that another dispatcher re-checks under its lock (FOR UPDATE) is judged against that dispatcher's snapshot, and
+   * a heartbeat row younger than it would make the owner look gone.
+   */
   readonly owner: string;
-  /** Renew the owner's heartbeat in the same statement (the dispatcher does it every heartbeat interval). */
-  readonly beat?: boolean;
   /** A claim whose owner's heartbeat is older than this is taken over. */
   readonly ownerStaleMs: number;
   /** Look at the resources after this key first, then wrap around to the first one (fair under overload). */
@@ -132,13 +134,6 @@ export function claimStatement(
         select 1 from webhook_dispatchers d
         where d.id = ${owner} and d.heartbeat_at > now() - ${options.ownerStaleMs}::bigint * interval '1 millisecond')))`;
   };
-  const beat =
-    options.beat === true
-      ? sql`, beat as (
-          insert into webhook_dispatchers (id, heartbeat_at, started_at) values (${options.owner}::uuid, now(), now())
-          on conflict (id) do update set heartbeat_at = excluded.heartbeat_at
-        )`
-      : sql``;
   return sql<ClaimRow>`
     with recursive k as (
       (select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at, 1 as pos
@@ -196,7 +191,7 @@ export function claimStatement(
       select ${uuidv7Of(sql.ref("x.unfinished_since"))}, x.id, x.client_id, x.organization_id, x.event, x.body, null,
         ${INTERRUPTED_ERROR}, 0, false, false, x.unfinished_since, x.attempts - 1, 'retrying', ${options.now}::timestamptz
       from claimed x where x.unfinished_since is not null and x.log_webhook_events
-    )${beat}
+    )
     select seq, id, client_id, organization_id, event, ordering_key, body, attempts, interrupted, webhook_url,
       webhook_secret_sealed, log_webhook_events, webhook_retry, rank, pos
     from claimed

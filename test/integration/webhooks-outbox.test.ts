@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
 import { ManualClock } from "../../src/platform/clock.js";
@@ -12,8 +13,8 @@ import { createWebhookTestApp, outboxCount, recordEvents, testWebhooks } from ".
 
 const SECRET = "whsec_outbox_test";
 const TIMEOUT_MS = 2000;
-/** Claims made by hand in these tests belong to one live (heartbeating) owner. */
-const OWNER = { owner: uuidv7(), beat: true, ownerStaleMs: 60_000 };
+/** Claims made by hand in these tests belong to one live owner (its heartbeat row is fresh for the whole file). */
+const OWNER = { owner: uuidv7(), ownerStaleMs: 60_000 };
 const complete = (events: readonly ClaimedEvent[]) =>
   recordAndStart(
     database.db,
@@ -30,6 +31,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   receiver = await startWebhookReceiver();
   clock = new ManualClock(Date.now());
+  await sql`insert into webhook_dispatchers (id, heartbeat_at, started_at)
+    values (${OWNER.owner}::uuid, now() + interval '1 day', now())`.execute(database.db);
   const setup = await createWebhookTestApp({ database, clock });
   c = await seedClient(setup.t, { webhook: { url: receiver.url, secret: SECRET } });
   await setup.t.close();
