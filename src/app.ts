@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type RouteOptions } from "fastify";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
 import { registerDirectoryRoutes } from "./admin/routes/directory.js";
+import { registerEventRoutes } from "./admin/routes/events.js";
 import { registerIdentityRoutes } from "./admin/routes/identities.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
@@ -13,6 +14,7 @@ import { GroupService } from "./directory/groups/service.js";
 import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
+import { registerWebhookSecretRoute } from "./admin/routes/webhook-secret.js";
 import type { EventSink } from "./directory/events.js";
 import { MappingEvaluator } from "./directory/mapping/evaluator.js";
 import { type MappingSourcePolicy, NO_MAPPING_SOURCES } from "./directory/mapping/policy.js";
@@ -135,7 +137,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerIdentityRoutes(scope, identities);
       registerDirectoryRoutes(scope, { db: deps.db, identities, groups });
       registerTestMappingRoute(scope, { scimClients, mapper, validateMapping });
-      registerWebhookEventRoutes(scope, { scimClients, ...webhooks });
+      registerWebhookEventRoutes(scope, {
+        scimClients,
+        ...webhooks,
+        db: deps.db,
+        clock: deps.clock,
+        wake: () => webhooks.dispatcher.wake(),
+      });
+      registerEventRoutes(scope, { feed: webhooks.feed, organizations });
+      registerWebhookSecretRoute(scope, scimClients);
       registerObservabilityRoutes(scope, {
         ...observability,
         clientExists: async (clientId) => (await scimClients.get(clientId)) !== undefined,

@@ -31,6 +31,10 @@ export interface Config {
   readonly mappingDir: string | undefined;
   /** ROSTER_MAPPING_URL_ALLOW: hosts, IPs or CIDR ranges `http(s)://` mapping scripts may come from; empty refuses. */
   readonly mappingUrlAllow: readonly string[];
+  /** How long the events feed keeps events. */
+  readonly eventRetentionDays: number;
+  /** How often a webhook dispatcher renews its heartbeat; one silent for 5 intervals is taken for dead. */
+  readonly webhookHeartbeatMs: number;
 }
 
 export type { LogFormat };
@@ -166,6 +170,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const problem = allowEntryProblem(entry);
     if (problem !== undefined) problems.push(`ROSTER_MAPPING_URL_ALLOW: ${problem}`);
   }
+  const eventRetention = parseInteger(get("ROSTER_EVENT_RETENTION_DAYS") ?? "30");
+  if (eventRetention === undefined || eventRetention < 1 || eventRetention > 3650) {
+    problems.push("ROSTER_EVENT_RETENTION_DAYS: must be an integer from 1 to 3650");
+  }
+  const heartbeat = parseInteger(get("ROSTER_WEBHOOK_HEARTBEAT_MS") ?? "1000");
+  if (heartbeat === undefined || heartbeat < 50 || heartbeat > 60_000) {
+    problems.push("ROSTER_WEBHOOK_HEARTBEAT_MS: must be an integer from 50 to 60000");
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -187,6 +199,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     databaseTimeouts,
     mappingDir: get("ROSTER_MAPPING_DIR"),
     mappingUrlAllow,
+    webhookHeartbeatMs: heartbeat ?? 1000,
+    eventRetentionDays: eventRetention ?? 30,
   };
 }
 
@@ -224,6 +238,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     mappingDir: config.mappingDir ?? "(unset: file:// mappings refused)",
     mappingUrlAllow:
       config.mappingUrlAllow.length > 0 ? config.mappingUrlAllow.join(",") : "(unset: http(s):// mappings refused)",
+    webhookHeartbeatMs: config.webhookHeartbeatMs,
+    eventRetentionDays: config.eventRetentionDays,
   };
 }
 

@@ -76,6 +76,8 @@ async function serve(
     timeoutMs: config.webhookTimeoutMs,
     retentionDays: config.webhookLogRetentionDays,
     wrapSender: observability.wrapSender,
+    heartbeatMs: config.webhookHeartbeatMs,
+    eventRetentionDays: config.eventRetentionDays,
   });
   const app = await buildApp({
     db: storage.db,

@@ -28,14 +28,17 @@ const HTTP: Record<AdminStatus, number> = {
 export class AdminError extends Error {
   readonly status: AdminStatus;
   readonly details: readonly unknown[];
-  constructor(status: AdminStatus, message: string, details: readonly unknown[] = []) {
+  /** An HTTP status other than the status name's usual one (410 for an expired feed position). */
+  readonly #http: number | undefined;
+  constructor(status: AdminStatus, message: string, details: readonly unknown[] = [], httpStatus?: number) {
     super(message);
     this.name = "AdminError";
     this.status = status;
     this.details = details;
+    this.#http = httpStatus;
   }
   get httpStatus(): number {
-    return HTTP[this.status];
+    return this.#http ?? HTTP[this.status];
   }
 }
 

@@ -34,11 +34,11 @@ export interface DirectoryEvent {
 export interface EventSink {
   record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void>;
   /**
-   * What `record` writes, as one data-modifying statement to embed in the single statement that makes the change
-   * (a `WITH … AS (<this>)` clause), so a write is one round trip and one implicit transaction: the rows are
-   * written only when `when` — a boolean SQL expression over the other clauses, e.g. `exists (select 1 from u)` —
-   * holds, and only after those clauses ran (they take the row lock first: per-key order stays commit order).
-   * Undefined when nothing is to be written.
+   * What `record` writes, as entries of the WITH list of the single statement that makes the change (`name as
+   * (<data-modifying statement>)`, comma-separated; names start with `ev_`), so a write is one round trip and one
+   * implicit transaction: the rows are written only when `when` — a boolean SQL expression over the other clauses,
+   * e.g. `exists (select 1 from u)` — holds, and only after those clauses ran (they take the row lock first: per-key
+   * order stays commit order). Undefined when nothing is to be written.
    */
   inline(
     client: ScimClient,

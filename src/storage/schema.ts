@@ -16,6 +16,8 @@ export interface Database {
   api_key_rate_counters: ApiKeyRateCountersTable;
   webhook_outbox: WebhookOutboxTable;
   webhook_events: WebhookEventsTable;
+  webhook_dispatchers: WebhookDispatchersTable;
+  directory_events: DirectoryEventsTable;
   resource_counts: ResourceCountsTable;
   admin_tokens: AdminTokensTable;
   scim_request_log: ScimRequestLogTable;
@@ -50,6 +52,8 @@ export interface ScimClientsTable {
   /** Declared custom schema extensions (directory/scim-clients/extensions.ts ExtensionDeclaration[]). */
   extensions: ColumnType<unknown, string | undefined, string>;
   unknown_extensions: Generated<"reject" | "store">;
+  /** `none` (the spec's default: a failed delivery is not retried) or `backoff`. */
+  webhook_retry: Generated<string>;
   create_time: ColumnType<Date, Date | string | undefined, never>;
   update_time: Timestamp;
   secret_rotate_time: Date | null;
@@ -175,7 +179,37 @@ export interface WebhookOutboxTable {
   created_at: Timestamp;
   claimed_until: Timestamp | null;
   claim_token: string | null;
-  claims: Generated<number>;
+  /** The dispatcher that holds the claim (webhook_dispatchers.id). */
+  claimed_by: string | null;
+  /** Attempts that really started (0008-webhook-crash-safety). */
+  attempts: Generated<number>;
+  /** Started attempts that a takeover found unfinished (their dispatcher died). */
+  interrupted: Generated<number>;
+  /** Set while an attempt is under way. */
+  attempt_started_at: Timestamp | null;
+  /** A failed delivery to retry (webhook.retry = backoff): not claimable before this time. */
+  next_attempt_at: Timestamp | null;
+}
+
+/** Every directory change as an event (0012-directory-events; docs/events.md). */
+export interface DirectoryEventsTable {
+  id: string;
+  seq: Generated<number>;
+  /** xid8 as text: the writing transaction. */
+  txid: Generated<string>;
+  organization_id: string;
+  directory_id: string;
+  event: string;
+  create_time: Timestamp;
+  /** The webhook payload's `data`, as JSON text. */
+  data: string;
+}
+
+/** Running webhook dispatchers: a claim whose owner's heartbeat is stale (or gone) is taken over. */
+export interface WebhookDispatchersTable {
+  id: string;
+  heartbeat_at: Timestamp;
+  started_at: Timestamp;
 }
 
 /** The webhook event log: one row per delivery attempt, kept while `log_webhook_events` is on. */
@@ -193,6 +227,11 @@ export interface WebhookEventsTable {
   success: boolean;
   resend: Generated<boolean>;
   attempted_at: Timestamp;
+  /** The attempt's number for its event (1 = the first). */
+  attempt: Generated<number>;
+  /** Where the event stood after this attempt: delivered, retrying, failed (null: logged before retries existed). */
+  state: string | null;
+  next_attempt_time: Timestamp | null;
 }
 
 /** Users and groups per organization, kept by triggers (0007-list-reads); a total is the sum of the shards. */

@@ -16,7 +16,15 @@ export interface AttemptRecord {
   readonly success: boolean;
   readonly resend: boolean;
   readonly attempted_at: Date;
+  /** The attempt's number for its event: 1 for the first; an interrupted attempt keeps its number. */
+  readonly attempt: number;
+  /** Where the event stood after this attempt. */
+  readonly state: DeliveryState;
+  /** When the next attempt is due (state retrying). */
+  readonly next_attempt_time: Date | null;
 }
+
+export type DeliveryState = "delivered" | "retrying" | "failed";
 
 export type LoggedAttempt = Selectable<WebhookEventsTable>;
 

@@ -1,4 +1,5 @@
 import type { EventSink } from "../directory/events.js";
+import { DEFAULT_EVENT_RETENTION_DAYS, EventFeed } from "../events/feed.js";
 import type { Clock } from "../platform/clock.js";
 import type { SecretBox } from "../platform/crypto.js";
 import type { Logger } from "../platform/logger.js";
@@ -33,11 +34,19 @@ export interface WebhooksOptions {
   readonly claimIntervalMs?: number;
   /** Wraps the sender, e.g. to measure and trace each attempt (observability). */
   readonly wrapSender?: (sender: WebhookSender) => WebhookSender;
+  /** ROSTER_EVENT_RETENTION_DAYS: how long the events feed keeps events; default 30. */
+  readonly eventRetentionDays?: number;
+  /** ROSTER_WEBHOOK_HEARTBEAT_MS; default DEFAULT_HEARTBEAT_MS. */
+  readonly heartbeatMs?: number;
 }
 
-/** The webhooks module, assembled: the outbox sink, the dispatcher (not started), the event log and resend. */
+/**
+ * The webhooks module, assembled: the sink (events and outbox rows), the dispatcher (not started), the event log,
+ * resend, and the events feed over what the sink records.
+ */
 export interface Webhooks {
   readonly sink: EventSink;
+  readonly feed: EventFeed;
   readonly dispatcher: WebhookDispatcher;
   readonly eventLog: EventLog;
   readonly resender: WebhookResender;
@@ -49,12 +58,14 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
   const sender = o.wrapSender === undefined ? plainSender : o.wrapSender(plainSender);
   const openSecret = (sealed: string) => o.box.open(sealed);
   const eventLog = new EventLog(o.db);
+  const feed = new EventFeed(o.db, o.clock, o.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS);
   const dispatcher = new WebhookDispatcher({
     db: o.bookkeepingDb ?? o.db,
     clock: o.clock,
     logger: o.logger.child({ component: "webhooks" }),
     sender,
     eventLog,
+    pruneEvents: () => feed.prune(),
     openSecret,
     timeoutMs,
     retentionDays: o.retentionDays ?? DEFAULT_LOG_RETENTION_DAYS,
@@ -62,9 +73,11 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
     ...(o.chain === undefined ? {} : { chain: o.chain }),
     ...(o.pollIntervalMs === undefined ? {} : { pollIntervalMs: o.pollIntervalMs }),
     ...(o.claimIntervalMs === undefined ? {} : { claimIntervalMs: o.claimIntervalMs }),
+    ...(o.heartbeatMs === undefined ? {} : { heartbeatMs: o.heartbeatMs }),
   });
   return {
     sink: new OutboxEventSink(o.clock),
+    feed,
     dispatcher,
     eventLog,
     resender: new WebhookResender(eventLog, sender, o.clock, openSecret),

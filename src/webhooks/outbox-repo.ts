@@ -11,12 +11,16 @@ export interface ClaimedEvent {
   readonly event: string;
   readonly orderingKey: string;
   readonly body: string;
-  /** How many times this row has been claimed, this claim included (> 1 after an interrupted delivery). */
-  readonly claims: number;
+  /** The number of the attempt this claim makes (for the head) or will make (for an event queued behind it). */
+  readonly attempt: number;
+  /** Earlier attempts of this event that started and never finished (their dispatcher died). */
+  readonly interrupted: number;
   readonly claimToken: string;
   readonly webhookUrl: string | null;
   readonly webhookSecretSealed: string | null;
   readonly logWebhookEvents: boolean;
+  /** The client's `webhook.retry` now: whether a failed delivery is retried. */
+  readonly webhookRetry: string;
 }
 
 /** A resource's place in the outbox's (client_id, ordering_key) order: where the next claim goes on from. */
@@ -39,6 +43,14 @@ export interface ClaimOptions {
   readonly leaseUntil: Date;
   readonly leaseStepMs?: number;
   readonly claimToken: string;
+  /**
+   * The claiming dispatcher's id. Its webhook_dispatchers row must be committed before its first claim: a claim
+   * that another dispatcher re-checks under its lock (FOR UPDATE) is judged against that dispatcher's snapshot, and
+   * a heartbeat row younger than it would make the owner look gone.
+   */
+  readonly owner: string;
+  /** A claim whose owner's heartbeat is older than this is taken over. */
+  readonly ownerStaleMs: number;
   /** Look at the resources after this key first, then wrap around to the first one (fair under overload). */
   readonly after?: OutboxKey | undefined;
 }
@@ -51,10 +63,12 @@ export interface ClaimRow {
   event: string;
   ordering_key: string;
   body: string;
-  claims: number;
+  attempts: number;
+  interrupted: number;
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
   log_webhook_events: boolean;
+  webhook_retry: string;
   rank: number;
   pos: number;
 }
@@ -108,18 +122,29 @@ export function claimStatement(
   limit: number,
 ): RawBuilder<ClaimRow> {
   const chain = Math.max(1, options.chain ?? 1);
+  // Free, lease run out, or held by a dispatcher that is gone or whose heartbeat is stale (a dead process). A claim
+  // without an owner (written before owners were recorded) waits for its lease.
   const claimable = (t: "k" | "o") => {
     const until = sql.ref(`${t}.claimed_until`);
-    return sql`(${until} is null or ${until} < ${options.now})`;
+    const owner = sql.ref(`${t}.claimed_by`);
+    const retryAt = sql.ref(`${t}.next_attempt_at`);
+    // A head waiting for its retry holds its resource back; other resources flow.
+    return sql`(${retryAt} is null or ${retryAt} <= ${options.now}) and (${until} is null or ${until} < ${options.now}
+      or (${owner} <> ${options.owner}::uuid and not exists (
+        select 1 from webhook_dispatchers d
+        where d.id = ${owner} and d.heartbeat_at > now() - ${options.ownerStaleMs}::bigint * interval '1 millisecond')))`;
   };
   return sql<ClaimRow>`
     with recursive k as (
-      (select o.client_id, o.ordering_key, o.seq, o.claimed_until, 1 as pos from webhook_outbox o
+      (select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at, 1 as pos
+        from webhook_outbox o
         where (o.client_id, o.ordering_key) > (${after?.clientId ?? ""}, ${after?.orderingKey ?? ""})
         order by o.client_id, o.ordering_key, o.seq limit 1)
       union all
-      select n.client_id, n.ordering_key, n.seq, n.claimed_until, k.pos + 1 from k cross join lateral (
-        select o.client_id, o.ordering_key, o.seq, o.claimed_until from webhook_outbox o
+      select n.client_id, n.ordering_key, n.seq, n.claimed_until, n.claimed_by, n.next_attempt_at, k.pos + 1
+      from k cross join lateral (
+        select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at
+        from webhook_outbox o
         where (o.client_id, o.ordering_key) > (k.client_id, k.ordering_key)
         order by o.client_id, o.ordering_key, o.seq limit 1
       ) n
@@ -127,12 +152,14 @@ export function claimStatement(
     ), candidates as (
       select array(select k.seq from k where ${claimable("k")} limit ${limit}) as seqs
     ), heads as (
-      select o.seq, o.client_id, o.ordering_key, array_position(c.seqs, o.seq) as pos
+      select o.seq, o.client_id, o.ordering_key, array_position(c.seqs, o.seq) as pos,
+        o.attempt_started_at as unfinished_since
       from candidates c join webhook_outbox o on o.seq = any(c.seqs)
       where ${claimable("o")}
       for update of o skip locked
     ), due as (
-      select f.seq, f.n - 1 as rank, h.pos from heads h
+      select f.seq, f.n - 1 as rank, h.pos, case when f.n = 1 then h.unfinished_since end as unfinished_since
+      from heads h
       cross join lateral (
         select k.seq, row_number() over (order by k.seq) as n from (
           select o2.seq from webhook_outbox o2
@@ -141,16 +168,44 @@ export function claimStatement(
           limit ${chain}
         ) k
       ) f
+    ), claimed as (
+      -- The head's attempt starts now (it is sent at once); the events behind it start when each is marked.
+      update webhook_outbox w
+      set claimed_until = ${options.leaseUntil}::timestamptz
+            + due.rank * ${options.leaseStepMs ?? 0}::bigint * interval '1 millisecond',
+          claim_token = ${options.claimToken}, claimed_by = ${options.owner}::uuid,
+          attempts = w.attempts + (due.rank = 0)::int,
+          interrupted = w.interrupted + (due.unfinished_since is not null)::int,
+          attempt_started_at = case when due.rank = 0 then ${options.now}::timestamptz else w.attempt_started_at end,
+          next_attempt_at = case when due.rank = 0 then null else w.next_attempt_at end
+      from due, scim_clients c
+      where w.seq = due.seq and c.client_id = w.client_id
+      returning w.seq, w.id, w.client_id, w.organization_id, w.event, w.ordering_key, w.body, w.attempts,
+        w.interrupted, c.webhook_url, c.webhook_secret_sealed, c.log_webhook_events, c.webhook_retry,
+        due.rank::int as rank,
+        due.pos::int as pos, due.unfinished_since
+    ), logged as (
+      -- The attempt a dead dispatcher started and never finished goes to the event log, as it happened.
+      insert into webhook_events (id, event_id, client_id, organization_id, event, payload, status_code, error,
+        duration_ms, success, resend, attempted_at, attempt, state, next_attempt_time)
+      select ${uuidv7Of(sql.ref("x.unfinished_since"))}, x.id, x.client_id, x.organization_id, x.event, x.body, null,
+        ${INTERRUPTED_ERROR}, 0, false, false, x.unfinished_since, x.attempts - 1, 'retrying', ${options.now}::timestamptz
+      from claimed x where x.unfinished_since is not null and x.log_webhook_events
     )
-    update webhook_outbox w
-    set claimed_until = ${options.leaseUntil}::timestamptz
-          + due.rank * ${options.leaseStepMs ?? 0}::bigint * interval '1 millisecond',
-        claim_token = ${options.claimToken}, claims = w.claims + 1
-    from due, scim_clients c
-    where w.seq = due.seq and c.client_id = w.client_id
-    returning w.seq, w.id, w.client_id, w.organization_id, w.event, w.ordering_key, w.body, w.claims,
-      c.webhook_url, c.webhook_secret_sealed, c.log_webhook_events, due.rank::int as rank, due.pos::int as pos
+    select seq, id, client_id, organization_id, event, ordering_key, body, attempts, interrupted, webhook_url,
+      webhook_secret_sealed, log_webhook_events, webhook_retry, rank, pos
+    from claimed
   `;
+}
+
+/** The event-log error of an attempt whose dispatcher stopped (crashed) before its answer was recorded. */
+export const INTERRUPTED_ERROR = "interrupted: the dispatcher stopped before the answer was recorded";
+
+/** A UUIDv7 (RFC 9562) for the time `at`: its 48-bit millisecond prefix over a random v4, version bits set to 7. */
+function uuidv7Of(at: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+    placing substring(int8send(floor(extract(epoch from ${at}) * 1000)::bigint) from 3) from 1 for 6),
+    52, 1), 53, 1), 'hex')::uuid`;
 }
 
 /** The key of the head claimed last in the pass's key order. */
@@ -170,20 +225,23 @@ function toEvents(rows: readonly ClaimRow[], claimToken: string): ClaimedEvent[]
       event: r.event,
       orderingKey: r.ordering_key,
       body: r.body,
-      claims: r.claims,
+      // The head's attempt was counted by the claim; an event behind it is counted when it is marked started.
+      attempt: r.rank === 0 ? r.attempts : r.attempts + 1,
+      interrupted: r.interrupted,
       claimToken,
       webhookUrl: r.webhook_url,
       webhookSecretSealed: r.webhook_secret_sealed,
       logWebhookEvents: r.log_webhook_events,
+      webhookRetry: r.webhook_retry,
     }))
     .sort((a, b) => a.seq - b.seq);
 }
 
-/** Claimed events that will not be sent now (shutdown): back to the pool at once, this claim not counted. */
+/** Claimed events that will not be sent now (shutdown): back to the pool at once; none of them was started. */
 export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): Promise<void> {
   if (events.length === 0) return;
   await sql`${sql.raw(PREPARED)}
-    update webhook_outbox set claimed_until = null, claim_token = null, claims = greatest(claims - 1, 0)
+    update webhook_outbox set claimed_until = null, claim_token = null, claimed_by = null
     where (seq, claim_token) in (select * from unnest(${events.map((e) => e.seq)}::bigint[],
       ${events.map((e) => e.claimToken)}::text[]))
   `.execute(db);
@@ -191,37 +249,68 @@ export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): P
 
 /**
  * The rows of claims whose answers were lost (the claim may or may not have committed): back to the pool at once,
- * as releaseClaimed does. A scan of the outbox, which holds only undelivered events; run only after a failed claim.
+ * as releaseClaimed does, and the head's attempt the claim marked started is taken back — it was never sent. A scan
+ * of the outbox, which holds only undelivered events; run only after a failed claim.
  */
 export async function releaseClaimTokens(db: Db, claimTokens: readonly string[]): Promise<void> {
   if (claimTokens.length === 0) return;
   await sql`
-    update webhook_outbox set claimed_until = null, claim_token = null, claims = greatest(claims - 1, 0)
+    update webhook_outbox set claimed_until = null, claim_token = null, claimed_by = null,
+      attempts = attempts - (attempt_started_at is not null)::int, attempt_started_at = null
     where claim_token = any(${claimTokens}::text[])
   `.execute(db);
 }
 
+export interface Finished {
+  readonly event: ClaimedEvent;
+  /** The attempt to keep in the event log (null when logging is off). */
+  readonly attempt: AttemptRecord | null;
+  /** A failed delivery to try again then (webhook.retry = backoff); undefined: the event is done. */
+  readonly retryAt?: Date | undefined;
+}
+
 /**
- * Finishes claimed events in one statement: the attempts to keep go to the event log, and the outbox rows are
- * deleted (a failed delivery is not retried, spec 6; with logging off nothing of the payload remains).
- * A row whose lease was taken over by another dispatcher keeps its new claim.
+ * One statement for a batch of bookkeeping: finished events are deleted from the outbox (a failed delivery is not
+ * retried, spec 6, unless the connection opted in: then it goes back with its retry time) and their attempts go to
+ * the event log; the events to send next are marked started — their
+ * attempt counted, `attempt_started_at` set — before they are sent, so a takeover after a crash knows exactly which
+ * attempt was under way. Returns the seqs marked started; an event missing from it was taken over by another
+ * dispatcher (its lease ran out, or this one was taken for dead) and must not be sent by this one.
+ * A row whose lease was taken over keeps its new claim: neither deleted nor marked.
  */
-export async function completeClaimed(
+export async function recordAndStart(
   db: Db,
-  done: readonly { readonly event: ClaimedEvent; readonly attempt: AttemptRecord | null }[],
-): Promise<void> {
-  if (done.length === 0) return;
-  const seqs = done.map((d) => d.event.seq);
-  const tokens = done.map((d) => d.event.claimToken);
-  const attempts = done.flatMap((d) => (d.attempt === null ? [] : [d.attempt]));
-  const claimedBy = sql<boolean>`(seq, claim_token) in (select * from unnest(${seqs}::bigint[], ${tokens}::text[]))`;
-  const deleteClaimed = sql`${sql.raw(PREPARED)}delete from webhook_outbox where ${claimedBy}`;
-  if (attempts.length === 0) {
-    await deleteClaimed.execute(db);
-    return;
-  }
-  await db.transaction().execute(async (trx) => {
-    await trx.insertInto("webhook_events").values(attempts).execute();
-    await deleteClaimed.execute(trx);
-  });
+  finished: readonly Finished[],
+  start: readonly ClaimedEvent[],
+  now: Date,
+): Promise<Set<number>> {
+  if (finished.length === 0 && start.length === 0) return new Set();
+  const attempts = finished.flatMap((d) => (d.attempt === null ? [] : [d.attempt]));
+  const done = finished.filter((d) => d.retryAt === undefined);
+  const retried = finished.filter((d) => d.retryAt !== undefined);
+  const rows = await sql<{ seq: number }>`${sql.raw(PREPARED)}
+    with done as (
+      delete from webhook_outbox
+      where (seq, claim_token) in (select * from unnest(${done.map((d) => d.event.seq)}::bigint[],
+        ${done.map((d) => d.event.claimToken)}::text[]))
+    ), retried as (
+      -- Back to the pool, not claimable before its retry time; the events behind it wait (order per resource).
+      update webhook_outbox w set next_attempt_at = r.at, claimed_until = null, claim_token = null,
+        claimed_by = null, attempt_started_at = null
+      from unnest(${retried.map((d) => d.event.seq)}::bigint[], ${retried.map((d) => d.event.claimToken)}::text[],
+        ${retried.map((d) => (d.retryAt ?? new Date(0)).toISOString())}::timestamptz[]) as r(seq, token, at)
+      where w.seq = r.seq and w.claim_token = r.token
+    ), logged as (
+      insert into webhook_events (id, event_id, client_id, organization_id, event, payload, status_code, error,
+        duration_ms, success, resend, attempted_at, attempt, state, next_attempt_time)
+      select a.id, a.event_id, a.client_id, a.organization_id, a.event, a.payload, a.status_code, a.error,
+        a.duration_ms, a.success, a.resend, a.attempted_at, a.attempt, a.state, a.next_attempt_time
+      from json_populate_recordset(null::webhook_events, ${JSON.stringify(attempts)}::json) a
+    )
+    update webhook_outbox set attempts = attempts + 1, attempt_started_at = ${now}::timestamptz
+    where (seq, claim_token) in (select * from unnest(${start.map((e) => e.seq)}::bigint[],
+      ${start.map((e) => e.claimToken)}::text[]))
+    returning seq
+  `.execute(db);
+  return new Set(rows.rows.map((r) => Number(r.seq)));
 }

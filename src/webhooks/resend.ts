@@ -50,6 +50,9 @@ export class WebhookResender {
       success: result.success,
       resend: true,
       attempted_at: attemptedAt,
+      attempt: logged.attempt + 1,
+      state: result.success ? "delivered" : "failed",
+      next_attempt_time: null,
     };
     // Every attempt is kept while logging is on (issue 6 point 5); with it off the result is only returned.
     if (client.logWebhookEvents) await this.#log.insert(attempt);

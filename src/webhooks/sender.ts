@@ -1,6 +1,14 @@
 import { performance } from "node:perf_hooks";
 import { Agent, request as undiciRequest } from "undici";
-import { SIGNATURE_HEADER, signatureHeader } from "./signing.js";
+import {
+  SIGNATURE_HEADER,
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
+  signatureHeader,
+  standardSignature,
+  standardWebhookKey,
+} from "./signing.js";
 
 export interface DeliveryRequest {
   readonly url: string;
@@ -9,7 +17,7 @@ export interface DeliveryRequest {
   readonly secret: string;
   /** The event id; receivers dedupe on it (the same on a re-send of the same event). */
   readonly webhookId: string;
-  /** Unix milliseconds for `t=` of the signature (from the injected clock). */
+  /** Unix milliseconds for `t=` of the signature (from the injected clock); `webhook-timestamp` is its seconds. */
   readonly timestampMs: number;
 }
 
@@ -69,6 +77,7 @@ export class HttpWebhookSender implements WebhookSender {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const body = request.body;
+    const timestampSec = Math.floor(request.timestampMs / 1000);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new DOMException("timeout", "TimeoutError")), this.#timeoutMs);
     try {
@@ -77,7 +86,14 @@ export class HttpWebhookSender implements WebhookSender {
         headers: {
           "content-type": "application/json",
           [SIGNATURE_HEADER]: signatureHeader(request.secret, request.timestampMs, body),
-          "webhook-id": request.webhookId,
+          [STANDARD_ID_HEADER]: request.webhookId,
+          [STANDARD_TIMESTAMP_HEADER]: String(timestampSec),
+          [STANDARD_SIGNATURE_HEADER]: standardSignature(
+            standardWebhookKey(request.secret),
+            request.webhookId,
+            timestampSec,
+            body,
+          ),
           "user-agent": USER_AGENT,
         },
         body,

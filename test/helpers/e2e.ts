@@ -19,6 +19,8 @@ export interface Delivery {
     readonly event: string;
     readonly tenant: string;
     readonly product: string;
+    readonly id: string;
+    readonly created_at: string;
     readonly data: Record<string, unknown>;
   };
   readonly received: ReceivedWebhook;

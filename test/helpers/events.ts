@@ -34,12 +34,12 @@ export async function recordingSink(db: Db): Promise<RecordingSink> {
     },
     inline(client, events: readonly DirectoryEvent[], when) {
       if (events.length === 0) return undefined;
-      return sql`insert into test_events (kind, resource_id, client_id, data)
+      return sql`ev_test as (insert into test_events (kind, resource_id, client_id, data)
         select v.kind, v.resource_id, ${client.clientId}, v.data
         from unnest(${events.map((e) => e.kind)}::text[], ${events.map((e) => e.resourceId)}::uuid[],
           ${events.map((e) => JSON.stringify(e.data))}::jsonb[]) with ordinality as v(kind, resource_id, data, n)
         where ${when}
-        order by v.n`;
+        order by v.n)`;
     },
   };
   return {

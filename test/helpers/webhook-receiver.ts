@@ -11,8 +11,15 @@ export interface ReceivedWebhook {
   readonly json: Record<string, unknown>;
 }
 
-/** How to answer: a status code, a status after a delay, or `hang` (never answer: exercises the timeout). */
-export type ReceiverAnswer = number | { readonly status: number; readonly delayMs: number } | "hang";
+/**
+ * How to answer: a status code, a status after a delay, a status once a promise settles (a gate the test opens), or
+ * `hang` (never answer: exercises the timeout).
+ */
+export type ReceiverAnswer =
+  | number
+  | { readonly status: number; readonly delayMs: number }
+  | { readonly status: number; readonly after: Promise<unknown> }
+  | "hang";
 
 export interface WebhookReceiver {
   /** http://127.0.0.1:<port>/hook */
@@ -66,8 +73,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         hanging.add(res);
         return;
       }
-      if (typeof answer === "number") res.writeHead(answer, { "content-type": "text/plain" }).end("ok");
-      else setTimeout(() => res.writeHead(answer.status, { "content-type": "text/plain" }).end("ok"), answer.delayMs);
+      const send = (status: number) => {
+        if (!res.destroyed) res.writeHead(status, { "content-type": "text/plain" }).end("ok");
+      };
+      if (typeof answer === "number") send(answer);
+      else if ("after" in answer) void answer.after.finally(() => send(answer.status));
+      else setTimeout(() => send(answer.status), answer.delayMs);
     });
   });
   server.keepAliveTimeout = 30_000;

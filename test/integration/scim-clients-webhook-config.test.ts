@@ -37,7 +37,7 @@ describe("webhook configuration of a SCIM client (issue 6 point 1, spec 4.11)", 
     expect(res.json()).toMatchObject({
       tenant: "acme",
       product: "crm",
-      webhook: { url: "https://hooks.example.com/roster", secret_set: true },
+      webhook: { url: "https://hooks.example.com/roster", secret_set: true, retry: "none" },
       log_webhook_events: true,
     });
     expect(res.body).not.toContain(SECRET);
@@ -47,7 +47,7 @@ describe("webhook configuration of a SCIM client (issue 6 point 1, spec 4.11)", 
     expect(sealed).not.toContain(SECRET);
 
     const got = await adminCall(t, "GET", `/scimClients/${clientId}`);
-    expect(got.json().webhook).toEqual({ url: "https://hooks.example.com/roster", secret_set: true });
+    expect(got.json().webhook).toEqual({ url: "https://hooks.example.com/roster", secret_set: true, retry: "none" });
     expect(got.body).not.toContain(SECRET);
     const listed = await adminCall(t, "GET", `/scimClients?organization_id=${organizationId}`);
     expect(listed.body).not.toContain(SECRET);
@@ -56,10 +56,10 @@ describe("webhook configuration of a SCIM client (issue 6 point 1, spec 4.11)", 
   it("changes at any time with update_mask, one field or the whole webhook", async () => {
     const clientId = (await create({})).json().client_id as string;
     let res = await patch(clientId, "webhook.url", { webhook: { url: "http://127.0.0.1:9/hook" } });
-    expect(res.json().webhook).toEqual({ url: "http://127.0.0.1:9/hook", secret_set: false });
+    expect(res.json().webhook).toEqual({ url: "http://127.0.0.1:9/hook", secret_set: false, retry: "none" });
 
     res = await patch(clientId, "webhook.secret", { webhook: { secret: SECRET } });
-    expect(res.json().webhook).toEqual({ url: "http://127.0.0.1:9/hook", secret_set: true });
+    expect(res.json().webhook).toEqual({ url: "http://127.0.0.1:9/hook", secret_set: true, retry: "none" });
     expect(res.body).not.toContain(SECRET);
     const firstSeal = await sealedOf(clientId);
 
@@ -77,11 +77,11 @@ describe("webhook configuration of a SCIM client (issue 6 point 1, spec 4.11)", 
       webhook: { url: "https://new.example.com/h", secret: "whsec_second_0123456" },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json().webhook).toEqual({ url: "https://new.example.com/h", secret_set: true });
+    expect(res.json().webhook).toEqual({ url: "https://new.example.com/h", secret_set: true, retry: "none" });
 
     // Replacing the whole webhook without a secret clears it (AIP-161).
     res = await patch(clientId, "webhook", { webhook: { url: "https://new.example.com/h" } });
-    expect(res.json().webhook).toEqual({ url: "https://new.example.com/h", secret_set: false });
+    expect(res.json().webhook).toEqual({ url: "https://new.example.com/h", secret_set: false, retry: "none" });
 
     res = await patch(clientId, "webhook", {});
     expect(res.json().webhook).toBeNull();
@@ -97,7 +97,7 @@ describe("webhook configuration of a SCIM client (issue 6 point 1, spec 4.11)", 
 
   it("treats an empty secret as no secret", async () => {
     const res = await create({ webhook: { url: "https://a.example.com/", secret: "" } });
-    expect(res.json().webhook).toEqual({ url: "https://a.example.com/", secret_set: false });
+    expect(res.json().webhook).toEqual({ url: "https://a.example.com/", secret_set: false, retry: "none" });
   });
 
   it.each([

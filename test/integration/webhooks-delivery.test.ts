@@ -84,9 +84,22 @@ describe("delivery (spec 2.8 and 6)", () => {
     expect(created?.path).toBe("/hook");
     expect(created?.headers["content-type"]).toBe("application/json");
     // Exactly the spec's fields, in its order.
-    expect(Object.keys(created?.json ?? {})).toEqual(["directory_id", "event", "tenant", "product", "data"]);
+    expect(Object.keys(created?.json ?? {})).toEqual([
+      "directory_id",
+      "event",
+      "tenant",
+      "product",
+      "data",
+      "id",
+      "created_at",
+    ]);
     const { password: _pw, ...rawUser } = USER;
+    // The event's identity: the webhook-id header and the time of the change.
+    expect(created?.json.id).toBe(created?.headers["webhook-id"]);
+    expect(created?.json.created_at).toBe(w.t.clock.now().toISOString());
     expect(created?.json).toEqual({
+      id: created?.headers["webhook-id"],
+      created_at: w.t.clock.now().toISOString(),
       directory_id: c.clientId,
       event: "user.created",
       tenant: "acme",

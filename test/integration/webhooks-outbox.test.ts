@@ -1,10 +1,11 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { openDatabase } from "../../src/storage/database.js";
-import { LEASE_MARGIN_MS } from "../../src/webhooks/dispatcher.js";
-import { claimDue, completeClaimed, type OutboxKey } from "../../src/webhooks/outbox-repo.js";
+import { LEASE_MARGIN_MS, MAX_INTERRUPTED } from "../../src/webhooks/dispatcher.js";
+import { type ClaimedEvent, claimDue, type OutboxKey, recordAndStart } from "../../src/webhooks/outbox-repo.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
 import { type SeededClient, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -12,6 +13,15 @@ import { createWebhookTestApp, outboxCount, recordEvents, testWebhooks } from ".
 
 const SECRET = "whsec_outbox_test";
 const TIMEOUT_MS = 2000;
+/** Claims made by hand in these tests belong to one live owner (its heartbeat row is fresh for the whole file). */
+const OWNER = { owner: uuidv7(), ownerStaleMs: 60_000 };
+const complete = (events: readonly ClaimedEvent[]) =>
+  recordAndStart(
+    database.db,
+    events.map((event) => ({ event, attempt: null })),
+    [],
+    clock.now(),
+  );
 let database: TestDatabase;
 let receiver: WebhookReceiver;
 let clock: ManualClock;
@@ -21,6 +31,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   receiver = await startWebhookReceiver();
   clock = new ManualClock(Date.now());
+  await sql`insert into webhook_dispatchers (id, heartbeat_at, started_at)
+    values (${OWNER.owner}::uuid, now() + interval '1 day', now())`.execute(database.db);
   const setup = await createWebhookTestApp({ database, clock });
   c = await seedClient(setup.t, { webhook: { url: receiver.url, secret: SECRET } });
   await setup.t.close();
@@ -96,11 +108,9 @@ describe("claiming (issue 8: a backlog costs one index probe per resource)", () 
       leaseUntil: new Date(now.getTime() + TIMEOUT_MS),
       claimToken: uuidv7(),
       after,
+      ...OWNER,
     });
-    await completeClaimed(
-      database.db,
-      claim.events.map((event) => ({ event, attempt: null })),
-    );
+    await complete(claim.events);
     return claim;
   };
 
@@ -144,15 +154,12 @@ describe("claiming (issue 8: a backlog costs one index probe per resource)", () 
     const late = uuidv7();
     await recordEvents(database.db, webhooks, c.clientId, [update(late, 0)]);
     const now = clock.now();
-    const lease = { now, leaseUntil: new Date(now.getTime() + TIMEOUT_MS), chain: 4 };
+    const lease = { now, leaseUntil: new Date(now.getTime() + TIMEOUT_MS), chain: 4, ...OWNER };
     const inFlight = await claimDue(database.db, { ...lease, limit: 3, claimToken: "busy" });
     expect(new Set(inFlight.events.map((e) => e.orderingKey))).toEqual(new Set(busy));
     const next = await claimDue(database.db, { ...lease, limit: 3, claimToken: "next" });
     expect(next.events.map((e) => e.orderingKey)).toEqual([late]);
-    await completeClaimed(
-      database.db,
-      [...inFlight.events, ...next.events].map((event) => ({ event, attempt: null })),
-    );
+    await complete([...inFlight.events, ...next.events]);
     expect(await webhooks.dispatcher.drain()).toBe(3 * 16);
   });
 });
@@ -186,6 +193,7 @@ describe("durability (issue 6 point 3)", () => {
       now,
       leaseUntil: new Date(now.getTime() + TIMEOUT_MS + LEASE_MARGIN_MS),
       claimToken: "dead-instance",
+      ...OWNER,
     });
     expect(claimed.map((e) => seqOf(JSON.parse(e.body)))).toEqual([1]);
 
@@ -197,12 +205,18 @@ describe("durability (issue 6 point 3)", () => {
     expect(receiver.received[0]?.headers["webhook-id"]).toBe(claimed[0]?.id);
   });
 
-  it("gives an event up after repeated interrupted deliveries instead of crash-looping on it", async () => {
+  it("gives an event up after repeated interrupted deliveries of its own instead of crash-looping on it", async () => {
     const webhooks = testWebhooks(database.db, clock, { timeoutMs: TIMEOUT_MS });
     await recordEvents(database.db, webhooks, c.clientId, [update(uuidv7(), 1)]);
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < MAX_INTERRUPTED; i++) {
       const now = clock.now();
-      await claimDue(database.db, { limit: 1, now, leaseUntil: new Date(now.getTime() + 1), claimToken: `dead-${i}` });
+      await claimDue(database.db, {
+        limit: 1,
+        now,
+        leaseUntil: new Date(now.getTime() + 1),
+        claimToken: `dead-${i}`,
+        ...OWNER,
+      });
       clock.advance(2);
     }
     expect(await webhooks.dispatcher.drain()).toBe(1);

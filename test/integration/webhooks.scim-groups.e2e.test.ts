@@ -69,6 +69,8 @@ describe("group.created / group.updated / group.deleted", () => {
     expect(kinds(ds)).toEqual(["group.created", "group.user_added", "group.user_added"]);
     const [created, ...added] = ds;
     expect(created?.body).toEqual({
+      id: created?.webhookId,
+      created_at: e.t.clock.now().toISOString(),
       directory_id: c.clientId,
       event: "group.created",
       tenant: TENANT,

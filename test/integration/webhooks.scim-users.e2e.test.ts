@@ -64,7 +64,7 @@ describe("POST /Users → user.created", () => {
     const created = await create(user(unique("ada"), { password: PASSWORD, externalId: "ext-1" }));
     const d = only(await e.deliver(), "user.created");
 
-    expect(Object.keys(d.body)).toEqual(["directory_id", "event", "tenant", "product", "data"]);
+    expect(Object.keys(d.body)).toEqual(["directory_id", "event", "tenant", "product", "data", "id", "created_at"]);
     expect(d.body).toMatchObject({ directory_id: c.clientId, event: "user.created", tenant: TENANT, product: PRODUCT });
     expect(Object.keys(d.body.data).sort()).toEqual(["active", "email", "first_name", "id", "last_name", "raw"]);
     expect(d.body.data).toMatchObject({

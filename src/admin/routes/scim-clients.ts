@@ -1,17 +1,19 @@
 import type { FastifyInstance } from "fastify";
 import { parseDuration } from "../../apikeys/fields.js";
 import {
-  MAX_SECRET_GRACE_SECONDS,
-  type ScimClient,
-  type ScimClientChanges,
-  type ScimClientService,
-} from "../../directory/scim-clients/service.js";
-import {
   ExtensionDeclarationError,
   type ExtensionDeclaration,
   parseExtensions,
   type UnknownExtensions,
 } from "../../directory/scim-clients/extensions.js";
+import {
+  MAX_SECRET_GRACE_SECONDS,
+  type ScimClient,
+  type ScimClientChanges,
+  type ScimClientService,
+  WEBHOOK_RETRY_MODES,
+  type WebhookRetry,
+} from "../../directory/scim-clients/service.js";
 import { randomToken } from "../../platform/ids.js";
 import type { RequestLogMode } from "../../storage/schema.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
@@ -41,6 +43,7 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "webhook",
     "webhook.url",
     "webhook.secret",
+    "webhook.retry",
     "log_webhook_events",
     "request_log",
     "extensions",
@@ -96,6 +99,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       tenant: optionalString(body, "tenant", 256) ?? "",
       product: optionalString(body, "product", 256) ?? "",
       webhook: parseWebhook(optionalObject(body, "webhook")),
+      webhookRetry: parseRetry(optionalObject(body, "webhook")?.retry, "webhook.retry"),
       logWebhookEvents: optionalBoolean(body, "log_webhook_events") ?? false,
       requestLog: parseRequestLogMode(body.request_log) ?? "errors",
       extensions: extensionsOf(body.extensions),
@@ -226,11 +230,15 @@ async function toChanges(
       case "unknown_extensions":
         changes.unknownExtensions = unknownExtensionsOf(value);
         break;
+      case "webhook.retry":
+        changes.webhookRetry = parseRetry(value, path);
+        break;
       case "webhook": {
         // AIP-161: naming the sub-object replaces it whole; an omitted secret is cleared.
         const webhook = parseWebhook(value === undefined ? undefined : requireObject(value, path));
         changes.webhookUrl = webhook?.url ?? null;
         changes.webhookSecret = webhook?.secret ?? null;
+        changes.webhookRetry = parseRetry(isObject(value) ? value.retry : undefined, "webhook.retry");
         break;
       }
     }
@@ -284,6 +292,15 @@ function parseRequestLogMode(value: unknown): RequestLogMode | undefined {
   throw invalidArgument(`request_log must be one of ${REQUEST_LOG_MODES.join(", ")}`);
 }
 
+/** `webhook.retry`: "none" (the default: a failed delivery is not retried) or "backoff". */
+function parseRetry(value: unknown, path: string): WebhookRetry {
+  if (value === undefined || value === null) return "none";
+  if (typeof value !== "string" || !(WEBHOOK_RETRY_MODES as readonly string[]).includes(value)) {
+    throw invalidArgument(`${path} must be "none" or "backoff"`);
+  }
+  return value as WebhookRetry;
+}
+
 /** Spec 5.2: configured without a Bearer prefix, since clients add one themselves. */
 function validateSharedSecret(secret: string): string {
   if (secret.trim() !== secret || secret === "")
@@ -302,7 +319,10 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     mapping: c.mapping,
     tenant: c.tenant,
     product: c.product,
-    webhook: c.webhookUrl === null ? null : { url: c.webhookUrl, secret_set: c.webhookSecretSealed !== null },
+    webhook:
+      c.webhookUrl === null
+        ? null
+        : { url: c.webhookUrl, secret_set: c.webhookSecretSealed !== null, retry: c.webhookRetry },
     log_webhook_events: c.logWebhookEvents,
     secret_rotate_time: c.secretRotateTime?.toISOString() ?? null,
     previous_secret_expire_time: c.previousSecretExpireTime?.toISOString() ?? null,

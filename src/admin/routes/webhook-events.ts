@@ -1,12 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import { DIRECTORY_EVENT_KINDS } from "../../directory/events.js";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
+import type { Clock } from "../../platform/clock.js";
 import { isUuid } from "../../platform/ids.js";
+import type { Db } from "../../storage/database.js";
 import type { AttemptRecord, EventLog } from "../../webhooks/event-log.js";
+import { requeueFailed } from "../../webhooks/bulk-resend.js";
 import type { WebhookResender } from "../../webhooks/resend.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
 import { first, pageOf, parsePageRequest } from "../paging.js";
-import type { JsonObject } from "../validate.js";
+import { type JsonObject, optionalString, requireObject } from "../validate.js";
 
 const EVENT_KINDS: readonly string[] = DIRECTORY_EVENT_KINDS;
 
@@ -14,6 +17,10 @@ export interface WebhookEventRouteDeps {
   readonly scimClients: ScimClientService;
   readonly eventLog: EventLog;
   readonly resender: WebhookResender;
+  /** Bulk resend writes the outbox; it wakes the dispatcher afterwards. */
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly wake: () => void;
 }
 
 /** The webhook event log of a SCIM client (DESIGN.md admin surface; issue 6 point 5). */
@@ -23,6 +30,7 @@ export function registerWebhookEventRoutes(scope: FastifyInstance, deps: Webhook
     if (client === undefined) throw notFound(`SCIM client ${clientId} does not exist`);
     return client;
   };
+  registerBulkResend(scope, deps, clientOr404);
 
   /** Newest first; `event=<kind>` and `success=true|false` filter; `page_size`/`page_token` page. */
   scope.get<{ Params: { clientId: string } }>("/scimClients/:clientId/webhookEvents", async (req) => {
@@ -68,6 +76,37 @@ export function registerWebhookEventRoutes(scope: FastifyInstance, deps: Webhook
   );
 }
 
+/**
+ * `{state: "failed", since?: RFC 3339}` → `{queued}`: every event whose latest attempt failed (since `since`; default:
+ * all the event log keeps) goes back to the outbox, at most MAX_BULK_RESEND per call (docs/webhooks.md).
+ */
+function registerBulkResend(scope: FastifyInstance, deps: WebhookEventRouteDeps, clientOr404: ClientOr404): void {
+  // `::` is a literal colon for find-my-way.
+  scope.post<{ Params: { clientId: string } }>("/scimClients/:clientId/webhookEvents::resend", async (req) => {
+    const body = requireObject(req.body);
+    if (body.state !== "failed") throw invalidArgument('state must be "failed"');
+    const rawSince = optionalString(body, "since", 64);
+    const since = rawSince === undefined ? new Date(0) : new Date(rawSince);
+    if (rawSince !== undefined && (!RFC3339.test(rawSince) || Number.isNaN(since.getTime()))) {
+      throw invalidArgument("since must be an RFC 3339 time, e.g. 2026-01-01T00:00:00Z");
+    }
+    const client = await clientOr404(req.params.clientId);
+    const queued = await requeueFailed(deps.db, {
+      clientId: client.clientId,
+      organizationId: client.organizationId,
+      since,
+      now: deps.clock.now(),
+    });
+    if (queued > 0) deps.wake();
+    return { queued };
+  });
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+type ClientOr404 = (
+  clientId: string,
+) => ReturnType<ScimClientService["get"]> extends Promise<infer C> ? Promise<NonNullable<C>> : never;
+
 function parsePosition(key: string): { attemptedAt: Date; id: string } {
   const [time, id] = key.split("|");
   const attemptedAt = new Date(time ?? "");
@@ -75,7 +114,7 @@ function parsePosition(key: string): { attemptedAt: Date; id: string } {
   return { attemptedAt, id };
 }
 
-export function webhookEventJson(r: AttemptRecord): JsonObject {
+export function webhookEventJson(r: Omit<AttemptRecord, "state"> & { readonly state: string | null }): JsonObject {
   return {
     id: r.id,
     event_id: r.event_id,
@@ -86,6 +125,9 @@ export function webhookEventJson(r: AttemptRecord): JsonObject {
     error: r.error,
     duration_ms: r.duration_ms,
     resend: r.resend,
+    attempt: r.attempt,
+    state: r.state ?? (r.success ? "delivered" : "failed"),
+    next_attempt_time: r.next_attempt_time === null ? null : r.next_attempt_time.toISOString(),
     attempt_time: r.attempted_at.toISOString(),
     payload: JSON.parse(r.payload) as unknown,
   };

@@ -228,7 +228,7 @@ export type Also = (when: RawBuilder<unknown>) => RawBuilder<unknown> | undefine
 const written = sql`exists (select 1 from u)`;
 const alsoClause = (also: Also) => {
   const clause = also(written);
-  return clause === undefined ? sql`` : sql`, o as (${clause})`;
+  return clause === undefined ? sql`` : sql`, ${clause}`;
 };
 
 /**

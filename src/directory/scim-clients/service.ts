@@ -40,6 +40,8 @@ export interface ScimClient {
   readonly unknownExtensions: UnknownExtensions;
   /** The extension attributes whose values are indexed for eq filters and uniqueness; empty for most clients. */
   readonly indexedAttributes: readonly IndexedAttribute[];
+  /** Whether a failed webhook delivery is retried (docs/webhooks.md "Retries"). */
+  readonly webhookRetry: WebhookRetry;
   readonly createTime: Date;
   readonly updateTime: Date;
   /** When the secret last changed (`:rotateSecret`, or a PATCH of `secret`); null if never since creation. */
@@ -50,6 +52,9 @@ export interface ScimClient {
   /** The last time the previous secret authenticated a request (recorded at most once a minute per instance). */
   readonly previousSecretLastUsedTime: Date | null;
 }
+
+export const WEBHOOK_RETRY_MODES = ["none", "backoff"] as const;
+export type WebhookRetry = (typeof WEBHOOK_RETRY_MODES)[number];
 
 export interface ScimClientInput {
   readonly organizationId: string;
@@ -65,6 +70,7 @@ export interface ScimClientInput {
   readonly requestLog?: RequestLogMode;
   readonly extensions?: readonly ExtensionDeclaration[];
   readonly unknownExtensions?: UnknownExtensions;
+  readonly webhookRetry?: WebhookRetry;
 }
 
 /** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
@@ -81,6 +87,7 @@ export interface ScimClientChanges {
   requestLog?: RequestLogMode;
   extensions?: readonly ExtensionDeclaration[];
   unknownExtensions?: UnknownExtensions;
+  webhookRetry?: WebhookRetry;
 }
 
 export type CreateResult =
@@ -137,6 +144,7 @@ export class ScimClientService {
           request_log: input.requestLog ?? "errors",
           extensions: JSON.stringify(input.extensions ?? []),
           unknown_extensions: input.unknownExtensions ?? "reject",
+          webhook_retry: input.webhookRetry ?? "none",
           create_time: now,
           update_time: now,
         })
@@ -190,6 +198,7 @@ export class ScimClientService {
     if (changes.requestLog !== undefined) set.request_log = changes.requestLog;
     if (changes.extensions !== undefined) set.extensions = JSON.stringify(changes.extensions);
     if (changes.unknownExtensions !== undefined) set.unknown_extensions = changes.unknownExtensions;
+    if (changes.webhookRetry !== undefined) set.webhook_retry = changes.webhookRetry;
     this.#cache.forget(clientId);
     const row = await this.#db.transaction().execute(async (trx) => {
       const before =
@@ -290,6 +299,7 @@ export function matchSecret(client: ScimClient, presented: string, now: Date): "
   if (current) return "current";
   return previous && previousLive ? "previous" : undefined;
 }
+
 export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
   const extensions = storedExtensions(row.extensions);
   return {
@@ -304,6 +314,7 @@ export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
     webhookUrl: row.webhook_url,
     webhookSecretSealed: row.webhook_secret_sealed,
     logWebhookEvents: row.log_webhook_events,
+    webhookRetry: row.webhook_retry === "backoff" ? "backoff" : "none",
     requestLog: row.request_log,
     extensions,
     unknownExtensions: row.unknown_extensions,

@@ -7,6 +7,8 @@ import * as webhooks from "./0004-webhooks.js";
 import * as deprovisioning from "./0009-deprovisioning.js";
 import * as observability from "./0011-observability.js";
 import * as scimExtensions from "./0010-scim-extensions.js";
+import * as webhookCrashSafety from "./0008-webhook-crash-safety.js";
+import * as directoryEvents from "./0012-directory-events.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -18,4 +20,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0009-deprovisioning": deprovisioning,
   "0011-observability": observability,
   "0010-scim-extensions": scimExtensions,
+  "0008-webhook-crash-safety": webhookCrashSafety,
+  "0012-directory-events": directoryEvents,
 };

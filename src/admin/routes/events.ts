@@ -1,0 +1,96 @@
+import type { FastifyInstance } from "fastify";
+import { DIRECTORY_EVENT_KINDS } from "../../directory/events.js";
+import type { OrganizationService } from "../../directory/organizations/service.js";
+import type { EventFeed } from "../../events/feed.js";
+import type { EventRow } from "../../events/repo.js";
+import { decodePosition } from "../../events/token.js";
+import { isUuid } from "../../platform/ids.js";
+import { AdminError, invalidArgument, notFound } from "../errors.js";
+import { first } from "../paging.js";
+import type { JsonObject } from "../validate.js";
+
+export const DEFAULT_FEED_PAGE_SIZE = 100;
+export const MAX_FEED_PAGE_SIZE = 1000;
+const EVENT_KINDS: readonly string[] = DIRECTORY_EVENT_KINDS;
+
+export interface EventRouteDeps {
+  readonly feed: EventFeed;
+  readonly organizations: OrganizationService;
+}
+
+/** The events feed (docs/events.md): `GET /events` pages by `after` tokens, `GET /events/{id}` reads one. */
+export function registerEventRoutes(scope: FastifyInstance, deps: EventRouteDeps): void {
+  scope.get("/events", async (req) => {
+    const query = req.query as Record<string, unknown>;
+    const organizationId = first(query.organization_id);
+    if (organizationId === undefined || organizationId === "") throw invalidArgument("organization_id is required");
+    const directoryId = first(query.directory_id);
+    const events = parseKinds(first(query.event));
+    const pageSize = parsePageSize(first(query.page_size));
+    const after = parseAfter(first(query.after));
+    if (!isUuid(organizationId) || (await deps.organizations.get(organizationId)) === undefined) {
+      throw notFound(`organization ${organizationId} does not exist`);
+    }
+    const page = await deps.feed.page({
+      organizationId: organizationId.toLowerCase(),
+      directoryId: directoryId === "" ? undefined : directoryId,
+      events,
+      after,
+      pageSize,
+    });
+    if (!page.ok) {
+      throw new AdminError(
+        "FAILED_PRECONDITION",
+        "this after token is older than the event retention period and events after it may have been deleted: " +
+          "restart from after=now and reconcile with a full listing",
+        [],
+        410,
+      );
+    }
+    return { events: page.events.map(eventJson), next_after: page.nextAfter };
+  });
+
+  scope.get<{ Params: { id: string } }>("/events/:id", async (req) => {
+    const row = isUuid(req.params.id) ? await deps.feed.get(req.params.id.toLowerCase()) : undefined;
+    if (row === undefined) throw notFound(`event ${req.params.id} does not exist`);
+    return eventJson(row);
+  });
+}
+
+function parseKinds(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const kinds = raw.split(",").map((k) => k.trim());
+  for (const k of kinds) {
+    if (!EVENT_KINDS.includes(k))
+      throw invalidArgument(`event must be a comma-separated list of ${EVENT_KINDS.join(", ")}`);
+  }
+  return kinds;
+}
+
+function parsePageSize(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return DEFAULT_FEED_PAGE_SIZE;
+  const n = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_FEED_PAGE_SIZE)) {
+    throw invalidArgument(`page_size must be an integer from 1 to ${MAX_FEED_PAGE_SIZE}`);
+  }
+  return n;
+}
+
+function parseAfter(raw: string | undefined) {
+  if (raw === undefined || raw === "") return undefined;
+  if (raw === "now") return "now" as const;
+  const position = decodePosition(raw);
+  if (position === undefined) throw invalidArgument("after must be a next_after token of this feed, or now");
+  return position;
+}
+
+export function eventJson(r: EventRow): JsonObject {
+  return {
+    id: r.id,
+    event: r.event,
+    organization_id: r.organization_id,
+    directory_id: r.directory_id,
+    create_time: r.create_time.toISOString(),
+    data: JSON.parse(r.data) as JsonObject,
+  };
+}

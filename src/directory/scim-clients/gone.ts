@@ -1,0 +1,18 @@
+import { isForeignKeyViolation } from "../../storage/errors.js";
+
+/**
+ * The constraints a directory write breaks when its SCIM client (or the client's organization) was deleted — by
+ * another instance, whose deletion this one's client cache has not seen yet — between authenticating the request
+ * and writing: the event rows reference the client, the resources their organization.
+ */
+const CLIENT_GONE_CONSTRAINTS: readonly string[] = [
+  "webhook_outbox_client_fkey",
+  "directory_events_client_fkey",
+  "identities_organization_fkey",
+  "directory_groups_organization_fkey",
+];
+
+/** A write that raced the deletion of its client: the protocol answers as for a client that does not exist. */
+export function isClientGone(e: unknown): boolean {
+  return CLIENT_GONE_CONSTRAINTS.some((c) => isForeignKeyViolation(e, c));
+}
