@@ -258,18 +258,27 @@ async function clearStalePid(clusterDir: string, log: Logger): Promise<void> {
     process.kill(pid, "SIGINT");
     for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
   }
-  if (existsSync(pidFile) && !(Number.isInteger(pid) && isAlive(pid))) {
+  // A pid that is gone, a zombie (its parent never reaped it), or reused by another program: PostgreSQL itself only
+  // asks whether the pid exists, and would refuse to start.
+  if (existsSync(pidFile) && !(Number.isInteger(pid) && isAlive(pid) && isPostgres(pid))) {
     log.warn({ pid }, "removing a stale postmaster.pid");
     await rm(pidFile, { force: true });
   }
 }
 
+/** The process exists and is not a zombie (an exited child nobody reaped still answers kill(pid, 0)). */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state …"; comm may hold spaces and parentheses, the state follows the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
   }
 }
 
