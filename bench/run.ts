@@ -19,6 +19,7 @@ import { formatTable } from "./lib/table.js";
 import { startPgBouncer } from "../test/helpers/pgbouncer.js";
 import { checkTargets } from "./lib/targets.js";
 import { measureWebhook } from "./lib/webhook.js";
+import { measureFeed } from "./lib/feed.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -89,6 +90,13 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
     await setRequestLog(pool, admin, plain.clientId, config.requestLog);
     log(`request log of the measured client: ${config.requestLog}`);
   }
+  const feed = await measureFeed(pool, admin, organizationId);
+  log(
+    feed.status === "ok"
+      ? `events feed: ${feed.events} events in ${feed.pages} pages of ${feed.pageSize}, ` +
+          `${Math.round(feed.eventsPerSecond)} events/s for one consumer`
+      : `events feed: ${feed.reason}`,
+  );
   const vacuumMs = await vacuumAnalyzeDatabase(database.url);
   log(`VACUUM ANALYZE after seeding: ${Math.round(vacuumMs)} ms`);
 
@@ -161,6 +169,7 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
     ceilingNote: ceiling.note,
     ops: ops.map((op) => withRatio(op, reference)),
     webhook,
+    feed,
     ...(webhook.status === "ok"
       ? { webhookRatios: { without: ratiosTo(webhook.without, reference), with: ratiosTo(webhook.with, reference) } }
       : {}),

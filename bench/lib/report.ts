@@ -1,3 +1,4 @@
+import type { FeedResult } from "./feed.js";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BenchConfig } from "./config.js";
@@ -45,6 +46,8 @@ export interface BenchReport {
   readonly ceilingNote: string;
   readonly ops: OpReport[];
   readonly webhook: WebhookResult | { status: "skipped" };
+  /** One consumer reading the events feed from the oldest event, page_size 1000 (after seeding). */
+  readonly feed: FeedResult;
   /** The webhook phases' figures ÷ the ceiling's. */
   readonly webhookRatios?: { readonly without: Ratios | undefined; readonly with: Ratios | undefined };
   readonly targets: TargetCheck[];
