@@ -1,20 +1,9 @@
 import type { RawBuilder, Transaction } from "kysely";
 import type { Database } from "../storage/schema.js";
+import type { DirectoryEventKind } from "./event-kinds.js";
 import type { ScimClient } from "./scim-clients/service.js";
 
-/** DESIGN.md "Webhooks": every kind of directory change a webhook can announce. */
-export const DIRECTORY_EVENT_KINDS = [
-  "user.created",
-  "user.updated",
-  "user.deleted",
-  "group.created",
-  "group.updated",
-  "group.deleted",
-  "group.user_added",
-  "group.user_removed",
-] as const;
-
-export type DirectoryEventKind = (typeof DIRECTORY_EVENT_KINDS)[number];
+export { DIRECTORY_EVENT_KINDS, type DirectoryEventKind } from "./event-kinds.js";
 
 export interface DirectoryEvent {
   readonly kind: DirectoryEventKind;

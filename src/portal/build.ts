@@ -7,6 +7,8 @@ import { DIST_DIR, WEB_DIR } from "./paths.js";
 const STAMP = join(DIST_DIR, ".source-hash");
 /** Fixtures the mapping editor bundles as sample payloads. */
 const FIXTURES = fileURLToPath(new URL("../../test/fixtures/idp/", import.meta.url));
+/** Server modules the bundle shares (import-free by design). */
+const SHARED = [fileURLToPath(new URL("../directory/event-kinds.ts", import.meta.url))];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir)
@@ -25,7 +27,7 @@ function sourceHash(): string {
     return existsSync(pkg) ? (JSON.parse(readFileSync(pkg, "utf8")) as { version: string }).version : "-";
   });
   hash.update(versions.join(","));
-  for (const file of [...filesUnder(WEB_DIR), ...filesUnder(FIXTURES)]) {
+  for (const file of [...filesUnder(WEB_DIR), ...filesUnder(FIXTURES), ...SHARED]) {
     hash.update(file.slice(WEB_DIR.length)).update("\0").update(readFileSync(file)).update("\0");
   }
   return hash.digest("hex");

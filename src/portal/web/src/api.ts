@@ -164,13 +164,5 @@ export interface ApiKey {
   previous_secret_expire_time?: string;
 }
 
-export const EVENT_KINDS = [
-  "user.created",
-  "user.updated",
-  "user.deleted",
-  "group.created",
-  "group.updated",
-  "group.deleted",
-  "group.user_added",
-  "group.user_removed",
-] as const;
+/** The server's own list of event kinds, bundled in (a module without imports). */
+export { DIRECTORY_EVENT_KINDS as EVENT_KINDS } from "../../../directory/event-kinds.js";

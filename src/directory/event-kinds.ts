@@ -1,0 +1,16 @@
+/**
+ * Every kind of directory change an event (feed entry, webhook) announces. A module of its own, with no imports, so
+ * that the admin portal's bundle shares the list instead of copying it.
+ */
+export const DIRECTORY_EVENT_KINDS = [
+  "user.created",
+  "user.updated",
+  "user.deleted",
+  "group.created",
+  "group.updated",
+  "group.deleted",
+  "group.user_added",
+  "group.user_removed",
+] as const;
+
+export type DirectoryEventKind = (typeof DIRECTORY_EVENT_KINDS)[number];
