@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 import { AdminApiError } from "./api.js";
+import { Link } from "./router.js";
 
 export const messageOf = (e: unknown): string =>
   e instanceof AdminApiError ? e.message : e instanceof Error ? e.message : String(e);
@@ -215,18 +216,80 @@ export function usePager() {
   };
 }
 
-export function Pager(props: { page: number; nextToken: string; onPrev: () => void; onNext: () => void }) {
-  if (props.page === 1 && props.nextToken === "") return null;
+/** Previous/next for a keyset-paged list; `nextToken` is the last answer's (empty: no next page). */
+export function Pager({ pager, nextToken }: { pager: ReturnType<typeof usePager>; nextToken: string | undefined }) {
+  const next = nextToken ?? "";
+  if (pager.page === 1 && next === "") return null;
   return (
     <nav class="pager" aria-label="Pages">
-      <button type="button" class="secondary" disabled={props.page === 1} onClick={props.onPrev}>
+      <button type="button" class="secondary" disabled={pager.page === 1} onClick={pager.prev}>
         Previous
       </button>
-      <span>Page {props.page}</span>
-      <button type="button" class="secondary" disabled={props.nextToken === ""} onClick={props.onNext}>
+      <span>Page {pager.page}</span>
+      <button type="button" class="secondary" disabled={next === ""} onClick={() => pager.next(next)}>
         Next
       </button>
     </nav>
+  );
+}
+
+/** A list's loading note, its error and, once loaded with nothing in it, its empty state. */
+export function ListStatus(props: {
+  load: { error?: string | undefined; loading: boolean; data?: unknown };
+  what: string;
+  isEmpty: boolean;
+  empty: ComponentChildren;
+}) {
+  return (
+    <>
+      <ErrorNote error={props.load.error} />
+      {props.load.loading && props.load.data === undefined ? <Loading what={props.what} /> : null}
+      {props.load.data !== undefined && props.isEmpty ? props.empty : null}
+    </>
+  );
+}
+
+/** Sub-pages as links (real URLs), the current one marked for assistive technology. */
+export function Tabs<K extends string>(props: { label: string; current: K; tabs: readonly [K, string, string][] }) {
+  return (
+    <nav class="tabs" aria-label={props.label}>
+      {props.tabs.map(([key, href, text]) => (
+        <Link key={key} href={href} aria-current={props.current === key ? "page" : undefined}>
+          {text}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/**
+ * The detail pane beside a list: on a narrow screen it sits below the list, so it brings itself (and the keyboard
+ * focus) to the reader whenever it shows another item.
+ */
+export function DetailPane(props: {
+  label: string;
+  title: string;
+  itemKey: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true });
+    heading.current?.scrollIntoView({ block: "nearest" });
+  }, [props.itemKey]);
+  return (
+    <aside class="card detail" aria-label={props.label}>
+      <div class="detail-head">
+        <h3 ref={heading} tabIndex={-1}>
+          {props.title}
+        </h3>
+        <button type="button" class="secondary small" onClick={props.onClose}>
+          Close
+        </button>
+      </div>
+      {props.children}
+    </aside>
   );
 }
 
@@ -237,13 +300,4 @@ export function Json({ value, label }: { value: unknown; label: string }) {
       <pre class="json">{JSON.stringify(value, null, 2)}</pre>
     </figure>
   );
-}
-
-/** Random bytes as base64url, from the browser's CSPRNG. */
-export function randomSecret(bytes = 32): string {
-  const buf = new Uint8Array(bytes);
-  crypto.getRandomValues(buf);
-  let bin = "";
-  for (const b of buf) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

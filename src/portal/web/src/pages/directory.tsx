@@ -127,12 +127,7 @@ export function UsersTab({ orgId }: { orgId: string }) {
           </tbody>
         </table>
       ) : null}
-      <Pager
-        page={pager.page}
-        nextToken={list.data?.next_page_token ?? ""}
-        onPrev={pager.prev}
-        onNext={() => pager.next(list.data?.next_page_token ?? "")}
-      />
+      <Pager pager={pager} nextToken={list.data?.next_page_token} />
     </>
   );
 }
@@ -196,12 +191,7 @@ export function GroupsTab({ orgId }: { orgId: string }) {
           </tbody>
         </table>
       ) : null}
-      <Pager
-        page={pager.page}
-        nextToken={list.data?.next_page_token ?? ""}
-        onPrev={pager.prev}
-        onNext={() => pager.next(list.data?.next_page_token ?? "")}
-      />
+      <Pager pager={pager} nextToken={list.data?.next_page_token} />
     </>
   );
 }
