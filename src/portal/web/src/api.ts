@@ -223,5 +223,10 @@ export interface ApiKey {
   previous_secret_expire_time?: string;
 }
 
-/** The server's own list of event kinds, bundled in (a module without imports). */
-export { DIRECTORY_EVENT_KINDS as EVENT_KINDS } from "../../../directory/event-kinds.js";
+import { DIRECTORY_EVENT_KINDS } from "../../../directory/event-kinds.js";
+
+/** The server's own list of event kinds (bundled in: a module without imports), as a filter's choices. */
+export const EVENT_KIND_OPTIONS: readonly (readonly [string, string])[] = [
+  ["", "All types"],
+  ...DIRECTORY_EVENT_KINDS.map((k) => [k, k] as const),
+];

@@ -52,30 +52,6 @@ export function ErrorNote({ error, id }: { error: string | undefined; id?: strin
   );
 }
 
-export function Field(props: {
-  label: string;
-  hint?: ComponentChildren;
-  error?: string | undefined;
-  children: (id: string, describedBy: string | undefined) => ComponentChildren;
-}) {
-  const id = useId();
-  const hintId = props.hint === undefined ? undefined : `${id}-hint`;
-  const errId = props.error === undefined ? undefined : `${id}-err`;
-  const describedBy = [hintId, errId].filter(Boolean).join(" ") || undefined;
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      {props.children(id, describedBy)}
-      {props.hint === undefined ? null : (
-        <p class="hint" id={hintId}>
-          {props.hint}
-        </p>
-      )}
-      <ErrorNote error={props.error} {...(errId === undefined ? {} : { id: errId })} />
-    </div>
-  );
-}
-
 const TIME = new Intl.DateTimeFormat(undefined, {
   year: "numeric",
   month: "short",
@@ -213,6 +189,13 @@ export function usePager() {
     next: (t: string) => setStack((s) => [...s, t]),
     prev: () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s)),
     reset: () => setStack([""]),
+    /** A filter's setter that also goes back to the first page, since the old tokens page another list. */
+    resetting:
+      <T,>(set: (value: T) => void) =>
+      (value: T) => {
+        set(value);
+        setStack([""]);
+      },
   };
 }
 

@@ -1,18 +1,7 @@
 import { useState } from "preact/hooks";
 import { type AdminToken, call, enc, q } from "../api.js";
-import {
-  Confirm,
-  Empty,
-  ErrorNote,
-  Field,
-  ListStatus,
-  OnceSecret,
-  Pager,
-  Time,
-  useAction,
-  useLoad,
-  usePager,
-} from "../ui.js";
+import { RowButton, SelectField, TextField } from "../fields.js";
+import { Confirm, Empty, ErrorNote, ListStatus, OnceSecret, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
 
 const DAY_MS = 86_400_000;
 const EXPIRY: readonly [string, string][] = [
@@ -89,14 +78,9 @@ export function AdminTokensPage() {
             </div>
             {t.state === "REVOKED" ? null : (
               <div class="row-actions">
-                <button
-                  type="button"
-                  class="danger small"
-                  onClick={() => setRevoking(t)}
-                  aria-label={`Revoke ${t.name}`}
-                >
+                <RowButton label={`Revoke ${t.name}`} danger onClick={() => setRevoking(t)}>
                   Revoke
-                </button>
+                </RowButton>
               </div>
             )}
           </li>
@@ -142,37 +126,24 @@ function CreateToken({ onCreated }: { onCreated: (t: AdminToken) => void }) {
         });
       }}
     >
-      <Field label="Token name" hint="Who or what uses it, e.g. grafana or jane@ops.">
-        {(id, d) => (
-          <input
-            id={id}
-            required
-            maxLength={256}
-            aria-describedby={d}
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field label="Role">
-        {(id) => (
-          <select id={id} value={role} onChange={(e) => setRole(e.currentTarget.value as "admin" | "viewer")}>
-            <option value="viewer">viewer: read only</option>
-            <option value="admin">admin: everything</option>
-          </select>
-        )}
-      </Field>
-      <Field label="Expires">
-        {(id) => (
-          <select id={id} value={days} onChange={(e) => setDays(e.currentTarget.value)}>
-            {EXPIRY.map(([v, label]) => (
-              <option key={v} value={v}>
-                {label}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <TextField
+        label="Token name"
+        hint="Who or what uses it, e.g. grafana or jane@ops."
+        value={name}
+        onInput={setName}
+        required
+        maxLength={256}
+      />
+      <SelectField
+        label="Role"
+        value={role}
+        options={[
+          ["viewer", "viewer: read only"],
+          ["admin", "admin: everything"],
+        ]}
+        onChange={setRole}
+      />
+      <SelectField label="Expires" value={days} options={EXPIRY} onChange={setDays} />
       <div class="form-end span">
         <button type="submit" disabled={action.busy}>
           Create token

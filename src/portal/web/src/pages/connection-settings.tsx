@@ -2,7 +2,8 @@ import { useState } from "preact/hooks";
 import { type Connection, call, enc, type RequestLogMode } from "../api.js";
 import { navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
-import { Confirm, CopyField, ErrorNote, Field, Time, useAction } from "../ui.js";
+import { Field, SelectField, TextField } from "../fields.js";
+import { Confirm, CopyField, ErrorNote, Time, useAction } from "../ui.js";
 import { WebhookSettings } from "./webhook-settings.js";
 
 export function Settings({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
@@ -58,45 +59,31 @@ function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
       <Field label="Connection name">
         {(id) => <input id={id} maxLength={256} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
-      <Field label="Tenant" hint="Copied into every webhook of this connection, to route it in your application.">
-        {(id, d) => (
-          <input
-            id={id}
-            aria-describedby={d}
-            maxLength={256}
-            value={tenant}
-            onInput={(e) => setTenant(e.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field label="Product" hint="Copied into every webhook, like tenant.">
-        {(id, d) => (
-          <input
-            id={id}
-            aria-describedby={d}
-            maxLength={256}
-            value={product}
-            onInput={(e) => setProduct(e.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field
+      <TextField
+        label="Tenant"
+        hint="Copied into every webhook of this connection, to route it in your application."
+        value={tenant}
+        onInput={setTenant}
+        maxLength={256}
+      />
+      <TextField
+        label="Product"
+        hint="Copied into every webhook, like tenant."
+        value={product}
+        onInput={setProduct}
+        maxLength={256}
+      />
+      <SelectField
         label="SCIM request log"
         hint="What the SCIM requests tab keeps of this connection's requests, with bodies."
-      >
-        {(id, d) => (
-          <select
-            id={id}
-            aria-describedby={d}
-            value={requestLog}
-            onChange={(e) => setRequestLog(e.currentTarget.value as RequestLogMode)}
-          >
-            <option value="errors">Failed requests only (4xx and 5xx)</option>
-            <option value="all">Every request</option>
-            <option value="off">Nothing</option>
-          </select>
-        )}
-      </Field>
+        value={requestLog}
+        options={[
+          ["errors", "Failed requests only (4xx and 5xx)"],
+          ["all", "Every request"],
+          ["off", "Nothing"],
+        ]}
+        onChange={setRequestLog}
+      />
       <div class="field span">
         <label class="check">
           <input type="checkbox" checked={autoLink} onChange={(e) => setAutoLink(e.currentTarget.checked)} />
@@ -196,14 +183,15 @@ function Extensions({ conn, onChanged }: { conn: Connection; onChanged: () => vo
           />
         )}
       </Field>
-      <Field label="A body with an undeclared schema URN">
-        {(id) => (
-          <select id={id} value={unknown} onChange={(e) => setUnknown(e.currentTarget.value as "reject" | "store")}>
-            <option value="reject">is refused (400)</option>
-            <option value="store">is stored as sent</option>
-          </select>
-        )}
-      </Field>
+      <SelectField
+        label="A body with an undeclared schema URN"
+        value={unknown}
+        options={[
+          ["reject", "is refused (400)"],
+          ["store", "is stored as sent"],
+        ]}
+        onChange={setUnknown}
+      />
       <div class="form-end">
         <button type="submit" disabled={action.busy}>
           Save extensions

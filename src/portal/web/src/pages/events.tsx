@@ -1,19 +1,15 @@
 import { useState } from "preact/hooks";
-import { type Connection, call, EVENT_KINDS, enc, q, type WebhookEvent } from "../api.js";
+import { type Connection, call, EVENT_KIND_OPTIONS, enc, q, type WebhookEvent } from "../api.js";
 import { Link } from "../router.js";
-import {
-  DetailPane,
-  Empty,
-  ErrorNote,
-  Field,
-  Json,
-  ListStatus,
-  Pager,
-  Time,
-  useAction,
-  useLoad,
-  usePager,
-} from "../ui.js";
+import { OpenButton, SelectField } from "../fields.js";
+import { DetailPane, Empty, ErrorNote, Json, ListStatus, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
+
+const OUTCOMES = [
+  ["", "Delivered and failed"],
+  ["true", "Delivered"],
+  ["false", "Failed"],
+] as const;
+const PAGE_SIZES = (["25", "50", "100", "250"] as const).map((n) => [n, n] as const);
 
 type EventList = { webhook_events: WebhookEvent[]; next_page_token: string };
 
@@ -60,59 +56,14 @@ export function EventsTab({ conn }: { conn: Connection }) {
         </p>
       ) : null}
       <form class="toolbar filters" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Event type">
-          {(id) => (
-            <select
-              id={id}
-              value={kind}
-              onChange={(e) => {
-                setKind(e.currentTarget.value);
-                pager.reset();
-              }}
-            >
-              <option value="">All types</option>
-              {EVENT_KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {k}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Outcome">
-          {(id) => (
-            <select
-              id={id}
-              value={outcome}
-              onChange={(e) => {
-                setOutcome(e.currentTarget.value);
-                pager.reset();
-              }}
-            >
-              <option value="">Delivered and failed</option>
-              <option value="true">Delivered</option>
-              <option value="false">Failed</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Per page">
-          {(id) => (
-            <select
-              id={id}
-              value={String(pageSize)}
-              onChange={(e) => {
-                setPageSize(Number(e.currentTarget.value));
-                pager.reset();
-              }}
-            >
-              {[25, 50, 100, 250].map((n) => (
-                <option key={n} value={String(n)}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="Event type" value={kind} options={EVENT_KIND_OPTIONS} onChange={pager.resetting(setKind)} />
+        <SelectField label="Outcome" value={outcome} options={OUTCOMES} onChange={pager.resetting(setOutcome)} />
+        <SelectField
+          label="Per page"
+          value={String(pageSize)}
+          options={PAGE_SIZES}
+          onChange={pager.resetting((v: string) => setPageSize(Number(v)))}
+        />
         <div class="form-end">
           <button type="button" class="secondary" onClick={list.reload}>
             Refresh
@@ -204,14 +155,9 @@ export function EventsTab({ conn }: { conn: Connection }) {
                     }}
                   />
                   <div class="row-main">
-                    <button
-                      type="button"
-                      class="link row-title"
-                      onClick={() => setSelected(ev)}
-                      aria-expanded={selected?.id === ev.id}
-                    >
+                    <OpenButton open={selected?.id === ev.id} onClick={() => setSelected(ev)}>
                       {ev.event}
-                    </button>
+                    </OpenButton>
                     <span class={`badge ${ev.success ? "ok" : ev.state === "retrying" ? "warn" : "bad"}`}>
                       {ev.success ? "Delivered" : ev.state === "retrying" ? "Retrying" : "Failed"}{" "}
                       {ev.status_code ?? ""}

@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
-import { type Connection, call, EVENT_KINDS, enc, type FeedEvent, q } from "../api.js";
+import { type Connection, call, EVENT_KIND_OPTIONS, enc, type FeedEvent, q } from "../api.js";
 import { Link, useLocation } from "../router.js";
-import { DetailPane, Empty, Field, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
+import { OpenButton, SelectField } from "../fields.js";
+import { DetailPane, Empty, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
 
 type FeedPage = { events: FeedEvent[]; next_after: string };
 const PAGE_SIZE = 50;
@@ -43,44 +44,18 @@ export function FeedTab({ orgId }: { orgId: string }) {
         Applications read the same feed with <span class="mono">GET /v2alpha1/admin/events</span>.
       </p>
       <form class="toolbar filters" aria-label="Filter the feed" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Connection">
-          {(id) => (
-            <select
-              id={id}
-              value={directory}
-              onChange={(e) => {
-                setDirectory(e.currentTarget.value);
-                pager.reset();
-              }}
-            >
-              <option value="">All connections</option>
-              {(clients.data?.scim_clients ?? []).map((c) => (
-                <option key={c.client_id} value={c.client_id}>
-                  {c.name === "" ? c.client_id : c.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Event type">
-          {(id) => (
-            <select
-              id={id}
-              value={kind}
-              onChange={(e) => {
-                setKind(e.currentTarget.value);
-                pager.reset();
-              }}
-            >
-              <option value="">All types</option>
-              {EVENT_KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {k}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Connection"
+          value={directory}
+          options={[
+            ["", "All connections"],
+            ...(clients.data?.scim_clients ?? []).map(
+              (c) => [c.client_id, c.name === "" ? c.client_id : c.name] as const,
+            ),
+          ]}
+          onChange={pager.resetting(setDirectory)}
+        />
+        <SelectField label="Event type" value={kind} options={EVENT_KIND_OPTIONS} onChange={pager.resetting(setKind)} />
         <div class="form-end">
           <button type="button" class="secondary" onClick={page.reload}>
             Check for newer events
@@ -105,14 +80,9 @@ export function FeedTab({ orgId }: { orgId: string }) {
             {events.map((ev) => (
               <li class={`card row ${selected?.id === ev.id ? "selected" : ""}`} key={ev.id}>
                 <div class="row-main">
-                  <button
-                    type="button"
-                    class="link row-title"
-                    onClick={() => setSelected(ev)}
-                    aria-expanded={selected?.id === ev.id}
-                  >
+                  <OpenButton open={selected?.id === ev.id} onClick={() => setSelected(ev)}>
                     {ev.event}
-                  </button>
+                  </OpenButton>
                   <span class="small muted">
                     <Time iso={ev.create_time} /> · {nameOf(ev.directory_id)} · {summary(ev)}
                   </span>

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { AdminApiError, type ApiKey, call, enc, q } from "../api.js";
-import { Confirm, Empty, ErrorNote, Field, ListStatus, Pager, useAction, useLoad, usePager } from "../ui.js";
+import { Field, RowButton } from "../fields.js";
+import { Confirm, Empty, ErrorNote, ListStatus, Pager, useAction, useLoad, usePager } from "../ui.js";
 import { KeyFacts, stateBadge } from "./key-facts.js";
 import { type ImportItem, parseImport } from "./key-fields.js";
 
@@ -36,9 +37,9 @@ export function ImportedKeys() {
               <KeyFacts k={k} />
             </div>
             <div class="row-actions">
-              <button type="button" class="danger small" onClick={() => setRevoking(k)} aria-label={`Delete ${k.name}`}>
+              <RowButton label={`Delete ${k.name}`} danger onClick={() => setRevoking(k)}>
                 Delete
-              </button>
+              </RowButton>
             </div>
           </li>
         ))}

@@ -1,9 +1,17 @@
 import { useState } from "preact/hooks";
 import { type ApiKey, call, enc } from "../api.js";
-import { Confirm, ErrorNote, Field, Time, useAction } from "../ui.js";
+import { RowButton, SelectField } from "../fields.js";
+import { Confirm, ErrorNote, Time, useAction } from "../ui.js";
 import { KeyFacts, stateBadge } from "./key-facts.js";
 import { formatRateLimits, parseMetadata, parseRateLimits, parseScopes } from "./key-fields.js";
 import { type KeyDraft, KeyFields } from "./key-form.js";
+
+const KEY_GRACE = [
+  ["0", "no time: stop it now (leaked key)"],
+  ["300", "5 minutes"],
+  ["3600", "1 hour"],
+  ["86400", "24 hours"],
+] as const;
 
 export function IssuedKeyRow({
   k,
@@ -41,30 +49,15 @@ export function IssuedKeyRow({
         </div>
         {live ? (
           <div class="row-actions">
-            <button
-              type="button"
-              class="secondary small"
-              onClick={() => setMode(mode === "edit" ? "view" : "edit")}
-              aria-label={`Edit ${k.name}`}
-            >
+            <RowButton label={`Edit ${k.name}`} onClick={() => setMode(mode === "edit" ? "view" : "edit")}>
               Edit
-            </button>
-            <button
-              type="button"
-              class="secondary small"
-              onClick={() => setMode(mode === "rotate" ? "view" : "rotate")}
-              aria-label={`Rotate ${k.name}`}
-            >
+            </RowButton>
+            <RowButton label={`Rotate ${k.name}`} onClick={() => setMode(mode === "rotate" ? "view" : "rotate")}>
               Rotate
-            </button>
-            <button
-              type="button"
-              class="danger small"
-              onClick={() => setMode("revoke")}
-              aria-label={`Revoke ${k.name}`}
-            >
+            </RowButton>
+            <RowButton label={`Revoke ${k.name}`} danger onClick={() => setMode("revoke")}>
               Revoke
-            </button>
+            </RowButton>
           </div>
         ) : null}
       </div>
@@ -121,16 +114,12 @@ export function IssuedKeyRow({
             });
           }}
         >
-          <Field label="The previous secret keeps working for">
-            {(id) => (
-              <select id={id} value={grace} onChange={(e) => setGrace(e.currentTarget.value)}>
-                <option value="0">no time: stop it now (leaked key)</option>
-                <option value="300">5 minutes</option>
-                <option value="3600">1 hour</option>
-                <option value="86400">24 hours</option>
-              </select>
-            )}
-          </Field>
+          <SelectField
+            label="The previous secret keeps working for"
+            value={grace}
+            options={KEY_GRACE}
+            onChange={setGrace}
+          />
           <button type="submit" disabled={action.busy}>
             Rotate secret
           </button>

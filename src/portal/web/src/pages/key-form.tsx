@@ -1,4 +1,4 @@
-import { Field } from "../ui.js";
+import { Field } from "../fields.js";
 
 export interface KeyDraft {
   name: string;

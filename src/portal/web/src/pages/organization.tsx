@@ -2,10 +2,11 @@ import { useState } from "preact/hooks";
 import { type Connection, call, enc, type Organization, q } from "../api.js";
 import { Link, navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
-import { Empty, ErrorNote, Field, ListStatus, Tabs, Time, useAction, useLoad } from "../ui.js";
+import { SelectField, TextField } from "../fields.js";
+import { Empty, ErrorNote, ListStatus, Tabs, Time, useAction, useLoad } from "../ui.js";
 import { GroupsTab, UsersTab } from "./directory.js";
 import { FeedTab } from "./feed.js";
-import { IDPS, type IdpKey } from "./idps.js";
+import { IDP_OPTIONS, IDPS, type IdpKey } from "./idps.js";
 
 export type OrgTab = "connections" | "users" | "groups" | "events";
 
@@ -116,28 +117,21 @@ function CreateConnection({ orgId }: { orgId: string }) {
         });
       }}
     >
-      <Field label="Identity provider" hint="Chooses the setup guide shown next; you can switch guides later.">
-        {(id, d) => (
-          <select id={id} aria-describedby={d} value={idp} onChange={(e) => setIdp(e.currentTarget.value as IdpKey)}>
-            {Object.entries(IDPS).map(([key, p]) => (
-              <option key={key} value={key}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <Field label="Connection name" hint="Optional; defaults to the identity provider's name." error={action.error}>
-        {(id, d) => (
-          <input
-            id={id}
-            maxLength={256}
-            aria-describedby={d}
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <SelectField
+        label="Identity provider"
+        hint="Chooses the setup guide shown next; you can switch guides later."
+        value={idp}
+        options={IDP_OPTIONS}
+        onChange={setIdp}
+      />
+      <TextField
+        label="Connection name"
+        hint="Optional; defaults to the identity provider's name."
+        error={action.error}
+        value={name}
+        onInput={setName}
+        maxLength={256}
+      />
       <div class="form-end">
         <button type="submit" disabled={action.busy}>
           Create connection

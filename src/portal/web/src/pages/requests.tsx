@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc, q, type ScimRequest } from "../api.js";
 import { Link } from "../router.js";
-import { DetailPane, Empty, Field, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
+import { Field, OpenButton, SelectField } from "../fields.js";
+import { DetailPane, Empty, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
 
 type RequestList = { requests: ScimRequest[]; next_page_token: string };
 interface Filters {
@@ -10,7 +11,7 @@ interface Filters {
   resource: string;
 }
 const NO_FILTERS: Filters = { status: "", method: "", resource: "" };
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+const METHODS = [["", "Any method"], ...["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => [m, m] as const)] as const;
 
 /** The SCIM request log of one connection: what the identity provider sent and what Roster answered. */
 export function RequestsTab({ conn }: { conn: Connection }) {
@@ -68,22 +69,12 @@ export function RequestsTab({ conn }: { conn: Connection }) {
             />
           )}
         </Field>
-        <Field label="Method">
-          {(id) => (
-            <select
-              id={id}
-              value={draft.method}
-              onChange={(e) => setDraft({ ...draft, method: e.currentTarget.value })}
-            >
-              <option value="">Any method</option>
-              {METHODS.map((m) => (
-                <option key={m} value={m}>
-                  {m}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Method"
+          value={draft.method}
+          options={METHODS}
+          onChange={(method) => setDraft({ ...draft, method })}
+        />
         <Field label="Resource id" hint="The user's or group's SCIM id.">
           {(id, d) => (
             <input
@@ -127,17 +118,12 @@ export function RequestsTab({ conn }: { conn: Connection }) {
             {requests.map((r) => (
               <li class={`card row ${selected === r.id ? "selected" : ""}`} key={r.id}>
                 <div class="row-main">
-                  <button
-                    type="button"
-                    class="link row-title wrap"
-                    onClick={() => setSelected(r.id)}
-                    aria-expanded={selected === r.id}
-                  >
+                  <OpenButton open={selected === r.id} wrap onClick={() => setSelected(r.id)}>
                     {r.method} {shortPath(r.path)}
-                  </button>
+                  </OpenButton>
                   <span class={`badge ${r.status < 400 ? "ok" : "bad"}`}>{r.status}</span>
                   <span class="small muted">
-                    <Time iso={r.time} /> · {r.duration_ms} ms{r.scim_type === null ? "" : ` · ${r.scim_type}`}
+                    <Time iso={r.time} /> · {Math.round(r.duration_ms)} ms{r.scim_type === null ? "" : ` · ${r.scim_type}`}
                   </span>
                 </div>
               </li>
@@ -185,7 +171,7 @@ function RequestDetail({ path, onClose }: { path: string; onClose: () => void })
               {r.scim_type === null ? "" : ` (scimType ${r.scim_type})`}
             </dd>
             <dt>Duration</dt>
-            <dd>{r.duration_ms} ms</dd>
+            <dd>{Math.round(r.duration_ms)} ms</dd>
             <dt>Resource id</dt>
             <dd class="mono wrap">{r.resource_id ?? "—"}</dd>
             <dt>User agent</dt>

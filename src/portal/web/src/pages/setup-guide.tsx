@@ -2,8 +2,9 @@ import { useState } from "preact/hooks";
 import { type Connection, call, enc } from "../api.js";
 import { useLocation } from "../router.js";
 import { oneTime } from "../secrets.js";
-import { Confirm, CopyField, Field, Time } from "../ui.js";
-import { type GuideValue, IDPS, type IdpKey, isIdpKey } from "./idps.js";
+import { SelectField } from "../fields.js";
+import { Confirm, CopyField, Time } from "../ui.js";
+import { type GuideValue, IDP_OPTIONS, IDPS, type IdpKey, isIdpKey } from "./idps.js";
 
 export function SetupGuide({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
   const loc = useLocation();
@@ -16,17 +17,7 @@ export function SetupGuide({ conn, onChanged }: { conn: Connection; onChanged: (
   return (
     <>
       <h2>Set up {guide.name}</h2>
-      <Field label="Identity provider">
-        {(id) => (
-          <select id={id} value={idp} onChange={(e) => setIdp(e.currentTarget.value as IdpKey)}>
-            {Object.entries(IDPS).map(([key, p]) => (
-              <option key={key} value={key}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <SelectField label="Identity provider" value={idp} options={IDP_OPTIONS} onChange={setIdp} />
       <ol class="steps">
         {guide.where.map((s) => (
           <li key={s}>{s}</li>
@@ -117,17 +108,7 @@ function RotateSecret({ conn, onNew }: { conn: Connection; onNew: (secret: strin
         </dl>
       ) : null}
       <div class="inline-form">
-        <Field label="The current secret keeps working for">
-          {(id) => (
-            <select id={id} value={grace} onChange={(e) => setGrace(e.currentTarget.value)}>
-              {GRACE.map(([v, label]) => (
-                <option key={v} value={v}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="The current secret keeps working for" value={grace} options={GRACE} onChange={setGrace} />
         <button type="button" class="secondary" onClick={() => setConfirming(true)}>
           Rotate secret
         </button>

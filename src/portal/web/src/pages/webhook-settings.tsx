@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc } from "../api.js";
-import { Field, OnceSecret, useAction } from "../ui.js";
+import { Field, SelectField } from "../fields.js";
+import { OnceSecret, useAction } from "../ui.js";
 
 type Retry = "none" | "backoff";
 
@@ -65,17 +66,16 @@ export function WebhookSettings({ conn, onChanged }: { conn: Connection; onChang
           />
         )}
       </Field>
-      <Field
+      <SelectField
         label="Retries"
         hint="With backoff, a failed delivery is tried again after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; later events of the same user or group wait for it."
-      >
-        {(id, d) => (
-          <select id={id} aria-describedby={d} value={retry} onChange={(e) => setRetry(e.currentTarget.value as Retry)}>
-            <option value="none">None: a failed delivery stays failed (resend it by hand)</option>
-            <option value="backoff">Backoff: up to 8 attempts over about a day</option>
-          </select>
-        )}
-      </Field>
+        value={retry}
+        options={[
+          ["none", "None: a failed delivery stays failed (resend it by hand)"],
+          ["backoff", "Backoff: up to 8 attempts over about a day"],
+        ]}
+        onChange={setRetry}
+      />
       <div class="field">
         <label class="check">
           <input type="checkbox" checked={logEvents} onChange={(e) => setLogEvents(e.currentTarget.checked)} />
