@@ -78,9 +78,9 @@ function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
         hint="What the SCIM requests tab keeps of this connection's requests, with bodies."
         value={requestLog}
         options={[
-          ["errors", "Failed requests only (4xx and 5xx)"],
+          ["errors", "Failed requests (4xx, 5xx)"],
           ["all", "Every request"],
-          ["off", "Nothing"],
+          ["off", "Off"],
         ]}
         onChange={setRequestLog}
       />
