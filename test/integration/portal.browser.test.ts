@@ -328,18 +328,16 @@ describe("admin portal in Chromium", () => {
     await extensions.getByLabel("Declarations (JSON array)").fill("[{");
     await extensions.getByRole("button", { name: "Save extensions" }).click();
     await extensions.getByRole("alert").filter({ hasText: "not JSON" }).waitFor();
-    await extensions
-      .getByLabel("Declarations (JSON array)")
-      .fill(
-        JSON.stringify([
-          {
-            schema: "urn:okta:acme:1.0:user",
-            name: "AcmeUser",
-            resource: "User",
-            attributes: [{ name: "costCode", type: "string" }],
-          },
-        ]),
-      );
+    await extensions.getByLabel("Declarations (JSON array)").fill(
+      JSON.stringify([
+        {
+          schema: "urn:okta:acme:1.0:user",
+          name: "AcmeUser",
+          resource: "User",
+          attributes: [{ name: "costCode", type: "string" }],
+        },
+      ]),
+    );
     await extensions.getByRole("button", { name: "Save extensions" }).click();
     await extensions.getByText("Declared: urn:okta:acme:1.0:user.").waitFor();
     expect(await extensions.getByRole("alert").count()).toBe(0);

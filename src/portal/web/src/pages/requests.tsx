@@ -123,7 +123,8 @@ export function RequestsTab({ conn }: { conn: Connection }) {
                   </OpenButton>
                   <span class={`badge ${r.status < 400 ? "ok" : "bad"}`}>{r.status}</span>
                   <span class="small muted">
-                    <Time iso={r.time} /> · {Math.round(r.duration_ms)} ms{r.scim_type === null ? "" : ` · ${r.scim_type}`}
+                    <Time iso={r.time} /> · {Math.round(r.duration_ms)} ms
+                    {r.scim_type === null ? "" : ` · ${r.scim_type}`}
                   </span>
                 </div>
               </li>
