@@ -53,7 +53,7 @@ afterAll(async () => {
 const visited = new Map<string, string>();
 
 async function check(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState("networkidle");
+  await browser.settled(page);
   expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
   expect(await horizontalOverflow(page), `horizontal overflow on ${name}`).toBeLessThanOrEqual(0);
   await screenshot(page, `${name}-${page.viewportSize()?.width ?? 0}`);
@@ -217,9 +217,15 @@ describe("admin portal in Chromium", () => {
     // The events feed: every change, oldest first, whether delivered or not; filtered to memberships, then opened.
     await page.getByRole("link", { name: "events feed" }).first().click();
     await page.getByRole("heading", { name: "Events feed" }).waitFor();
-    await page.getByRole("list", { name: "Feed events" }).getByText("ada@acme.example").first().waitFor();
+    // The feed hands out an event once every transaction older than it has ended, on the whole PostgreSQL server
+    // (other databases' included): on a shared server that can take a while, so the test asks again as a user would.
+    const feedShows = async (text: string) => {
+      await page.getByRole("button", { name: "Check for newer events" }).click();
+      return page.getByRole("list", { name: "Feed events" }).getByText(text).count();
+    };
+    await expect.poll(() => feedShows("ada@acme.example"), { timeout: 45_000 }).toBeGreaterThan(0);
     await page.getByLabel("Event type").selectOption("group.user_added");
-    await expect.poll(() => page.getByRole("list", { name: "Feed events" }).getByRole("listitem").count()).toBe(2);
+    await expect.poll(() => feedShows("Engineering"), { timeout: 45_000 }).toBe(2);
     await page.getByRole("button", { name: "group.user_added" }).first().click();
     const feedEvent = page.getByRole("complementary", { name: "Feed event" });
     await feedEvent.getByText('"name": "Engineering"').waitFor();
@@ -307,7 +313,7 @@ describe("admin portal in Chromium", () => {
       expect.stringMatching(/^400 PATCH \/v2alpha1\/admin\/scimClients\//),
     ]);
     await page.close();
-  }, 70_000);
+  }, 120_000);
 
   it("shows a connection's SCIM requests and health, rotates its secret with a grace period, manages admin tokens and shows a suspended key", async () => {
     const problemsBefore = browser.problems.length;
@@ -417,6 +423,10 @@ describe("admin portal in Chromium", () => {
     await page.getByText(/^Suspended: the identity it acts for is inactive/).waitFor();
     await page.getByRole("list", { name: "Issued keys" }).getByText("suspended", { exact: true }).waitFor();
     await check(page, "api-keys-suspended");
+    // No token or secret shown on the way is kept anywhere but in the page's memory.
+    expect(await page.evaluate("localStorage.length")).toBe(0);
+    const session = (await page.evaluate("JSON.stringify(sessionStorage)")) as string;
+    expect([viewerToken, rotated].filter((secret) => session.includes(secret))).toEqual([]);
     expect(browser.problems.slice(problemsBefore)).toEqual([]);
     await page.close();
   }, 60_000);
@@ -431,7 +441,9 @@ describe("admin portal in Chromium", () => {
     await page.keyboard.type(ADMIN_TOKEN);
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Organizations" }).waitFor();
-    for (const [name, path] of visited) {
+    // Each address once, named after the last state the walks left it in (which is what a deep link shows now).
+    const byPath = new Map([...visited].map(([name, path]) => [path, name]));
+    for (const [path, name] of byPath) {
       if (name === "sign-in" || name.endsWith("-dialog")) continue;
       // A deep link, as a reload would load it.
       await page.goto(`${origin}${path}`);
