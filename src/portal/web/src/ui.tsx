@@ -189,6 +189,10 @@ export function usePager() {
     next: (t: string) => setStack((s) => [...s, t]),
     prev: () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s)),
     reset: () => setStack([""]),
+    /** Starts over from another first token (a feed's `now`). */
+    restart: (first: string) => setStack([first]),
+    /** Swaps this page's token for a later one of the same page (an empty feed page's `next_after`). */
+    replace: (t: string) => setStack((s) => [...s.slice(0, -1), t]),
     /** A filter's setter that also goes back to the first page, since the old tokens page another list. */
     resetting:
       <T,>(set: (value: T) => void) =>

@@ -15,7 +15,15 @@ export function FeedTab({ orgId }: { orgId: string }) {
   const loc = useLocation();
   const [directory, setDirectory] = useState(loc.query.get("directory_id") ?? "");
   const [kind, setKind] = useState("");
+  const [start, setStart] = useState<"" | "now">("");
   const pager = usePager();
+  // Filters and the start point name another list: paging starts over from the chosen start.
+  const restarting =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      pager.restart(start);
+    };
   const [selected, setSelected] = useState<FeedEvent | undefined>();
   const clients = useLoad(
     () => call<{ scim_clients: Connection[] }>("GET", `/scimClients${q({ organization_id: orgId, page_size: 1000 })}`),
@@ -53,11 +61,32 @@ export function FeedTab({ orgId }: { orgId: string }) {
               (c) => [c.client_id, c.name === "" ? c.client_id : c.name] as const,
             ),
           ]}
-          onChange={pager.resetting(setDirectory)}
+          onChange={restarting(setDirectory)}
         />
-        <SelectField label="Event type" value={kind} options={EVENT_KIND_OPTIONS} onChange={pager.resetting(setKind)} />
+        <SelectField label="Event type" value={kind} options={EVENT_KIND_OPTIONS} onChange={restarting(setKind)} />
+        <SelectField
+          label="Start from"
+          value={start}
+          options={[
+            ["", "the oldest kept event"],
+            ["now", "now: only new events"],
+          ]}
+          onChange={(v) => {
+            setStart(v);
+            pager.restart(v);
+          }}
+        />
         <div class="form-end">
-          <button type="button" class="secondary" onClick={page.reload}>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              // An empty page answers where to ask next (for `now`, a real position): follow it, else ask again.
+              const after = page.data?.next_after;
+              if (events.length === 0 && after !== undefined && after !== pager.token) pager.replace(after);
+              else page.reload();
+            }}
+          >
             Check for newer events
           </button>
         </div>
@@ -67,10 +96,12 @@ export function FeedTab({ orgId }: { orgId: string }) {
         what="events"
         isEmpty={events.length === 0}
         empty={
-          <Empty title={pager.page === 1 ? "No events yet" : "No newer events"}>
+          <Empty title={pager.page === 1 && start === "" ? "No events yet" : "No newer events"}>
             {directory !== "" || kind !== ""
-              ? "Nothing matches these filters: widen them."
-              : "Connect an identity provider and push users or groups: each change appears here."}
+              ? "Nothing matches these filters yet: widen them, or check for newer events later."
+              : start === "now"
+                ? "Changes made from now on appear here: check for newer events."
+                : "Connect an identity provider and push users or groups: each change appears here."}
           </Empty>
         }
       />
