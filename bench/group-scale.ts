@@ -1,5 +1,5 @@
 /**
- * Issue 4 point 6: membership at scale, measured through the SCIM routes (app.inject: server work and serialisation,
+ * Membership at scale, measured through the SCIM routes (app.inject: server work and serialisation,
  * no network). Run: `npx tsx bench/group-scale.ts` (embedded PostgreSQL) or with ROSTER_DATABASE_URL set (a throwaway schema).
  * Events go to the default sink (built, not stored); the outbox insert is the webhooks module's cost.
  */
