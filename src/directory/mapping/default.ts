@@ -20,7 +20,8 @@ const optionalString = (v: unknown): v is string | undefined => v === undefined 
  * DEFAULT_MAPPING in plain code, for the shapes a validated SCIM user has (strings, an array of email objects with a
  * string value and a boolean primary). It yields exactly what the JSONata expression yields after the JSON round
  * trip (test/unit/default-mapping.test.ts compares them); `undefined` means "another shape: evaluate the
- * expression". JSONata on every write cost more Roster CPU than the rest of a PATCH's domain logic.
+ * expression". Plain code, because evaluating JSONata on every write costs more CPU than the rest of a PATCH's domain
+ * logic.
  */
 export function defaultTraits(user: Record<string, unknown>): Record<string, unknown> | undefined {
   const { userName, emails, name, displayName } = user;
