@@ -58,7 +58,7 @@ const add = (id: string, list: { value: string }[], query = "") =>
     Operations: [{ op: "add", path: "members", value: list }],
   });
 
-// 1. The two numbers: add 10 000 members in one PATCH, then GET that group.
+// 1. The two figures that matter at scale: add 10 000 members in one PATCH, then GET that group.
 const g10k = await create("ten thousand");
 let r = await add(g10k, members(0, 10_000), "?excludedAttributes=members");
 record("PATCH add 10 000 members (response without members)", r.ms);

@@ -57,7 +57,7 @@ export function checkTargets(
   const cost = (m: Measurement) => m.serverCpuMsPerRequest + m.postgresCpuMsPerRequest;
   const factor = first === undefined || deep === undefined ? Number.NaN : cost(deep) / cost(first);
   checks.push({
-    target: `deep cursor page ≤ ${CURSOR_DEPTH_FACTOR}× the cost of the first (issue: depth 90 000 of N=100 000)`,
+    target: `deep cursor page ≤ ${CURSOR_DEPTH_FACTOR}× the cost of the first (set for depth 90 000 of N=100 000)`,
     measured:
       first === undefined || deep === undefined
         ? absent("cursor_first", "cursor_deep")
