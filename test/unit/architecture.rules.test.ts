@@ -63,11 +63,14 @@ const isLocal = (target: string): boolean => target.startsWith("src/");
 const isSqlPackage = (target: string): boolean => target === "kysely" || target === "pg" || target.startsWith("pg-");
 const isHttpFramework = (target: string): boolean => target === "fastify" || target.startsWith("@fastify/");
 /**
- * Repositories own SQL: `repo.ts`, `*-repo.ts`, and everything under `src/storage/`. The tracer also loads the `pg`
- * driver, to instrument it before any pool opens; it passes no SQL type anywhere.
+ * Repositories own SQL: `repo.ts`, `*-repo.ts`, files of a `repo/` folder, and everything under `src/storage/`. The
+ * tracer also loads the `pg` driver, to instrument it before any pool opens; it passes no SQL type anywhere.
  */
 const isRepository = (file: string): boolean =>
-  file.startsWith("src/storage/") || /(^|\/|-)repo\.tsx?$/.test(file) || file === "src/observability/tracing.ts";
+  file.startsWith("src/storage/") ||
+  /(^|\/|-)repo\.tsx?$/.test(file) ||
+  /\/repo\//.test(file) ||
+  file === "src/observability/tracing.ts";
 
 /** Every rule broken by one import, as `rule: file -> target` (one rule per import: the most specific one). */
 function importViolation(file: string, target: string): string | undefined {
@@ -304,6 +307,8 @@ describe("the check fails for a new violation (synthetic graph)", () => {
       ["src/scim/plugin.ts", file(["fastify", "src/directory/groups/service.ts", "src/platform/clock.ts"])],
       ["src/directory/groups/service.ts", file(["src/directory/groups/repo.ts", "src/platform/clock.ts"])],
       ["src/directory/groups/repo.ts", file(["kysely", "src/storage/database.ts"])],
+      ["src/directory/identities/repo/reads.ts", file(["kysely", "src/storage/database.ts"])],
+      ["src/webhooks/outbox-repo.ts", file(["kysely", "src/directory/groups/service.ts"])],
       ["src/storage/database.ts", file(["kysely", "pg", "src/platform/clock.ts"])],
       ["src/platform/clock.ts", file([])],
     ]);
@@ -334,6 +339,12 @@ describe("the check fails for a new violation (synthetic graph)", () => {
     ],
     ["a service imports kysely", "src/directory/groups/service.ts", "kysely", "sql-only-in-repositories"],
     ["a protocol imports pg", "src/scim/plugin.ts", "pg", "sql-only-in-repositories"],
+    [
+      "a repository's helper outside the repository imports kysely",
+      "src/directory/groups/sql.ts",
+      "kysely",
+      "sql-only-in-repositories",
+    ],
     ["scim imports storage", "src/scim/plugin.ts", "src/storage/database.ts", "scim-never-imports-storage"],
     ["storage imports the domain", "src/storage/database.ts", "src/directory/groups/types.ts", "allowed-arrows"],
     ["platform imports storage", "src/platform/clock.ts", "src/storage/errors.ts", "allowed-arrows"],
