@@ -6,7 +6,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { RequestLogRepo } from "../src/observability/request-log/repo.js";
-import { requestLogEntry } from "../src/observability/scim-hooks.js";
+import { requestLogEntry } from "../src/observability/request-log/entry.js";
 import { uuidv7 } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { migrate, openDatabase } from "../src/storage/database.js";
