@@ -1,7 +1,8 @@
 /**
  * What the SCIM request log in `all` mode costs per request, measured apart from the HTTP path so that a loaded
- * host's noise does not drown it: the CPU Roster spends building a redacted entry (the onResponse hook's work), and
- * the CPU PostgreSQL spends storing it in batches (the background writer's work).
+ * host's noise does not drown it: the CPU Roster spends building a redacted row (the background writer's work, a
+ * batch at a time; the onResponse hook only queues references), sending it, and the CPU PostgreSQL spends storing
+ * it in batches.
  * Run: npx tsx bench/request-log-cost.ts [entries=20000]
  */
 import { performance } from "node:perf_hooks";
@@ -72,7 +73,7 @@ for (const op of Object.keys(OPS) as Array<keyof typeof OPS>) {
   const used = process.cpuUsage(cpu);
   const wall = performance.now() - start;
   lines.push(
-    `${op}: Roster builds an entry in ${((used.user + used.system) / n) | 0 || "<1"} µs CPU (${((wall * 1000) / n).toFixed(1)} µs wall)`,
+    `${op}: the writer builds a row in ${((used.user + used.system) / n) | 0 || "<1"} µs CPU (${((wall * 1000) / n).toFixed(1)} µs wall)`,
   );
 }
 
