@@ -129,7 +129,9 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
       },
     }).catch((e: unknown) => {
       // A connection refused mid-run is usually Roster gone: say what it last printed.
-      throw new Error(`${e instanceof Error ? e.message : String(e)}\nRoster's last lines:\n${roster.tail().join("\n")}`);
+      throw new Error(
+        `${e instanceof Error ? e.message : String(e)}\nRoster's last lines:\n${roster.tail().join("\n")}`,
+      );
     });
   let ops: OpReport[];
   if (config.requestLog === "compare") {
