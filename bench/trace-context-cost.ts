@@ -7,7 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { context, trace } from "@opentelemetry/api";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import { currentTraceparent } from "../src/observability/trace-context.js";
+import { currentTraceparent } from "../src/platform/trace-context.js";
 
 const N = 2_000_000;
 let sink = 0;

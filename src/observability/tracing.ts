@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import pg from "pg";
 import type { WebhookSender } from "../webhooks/sender.js";
 import { adminOperation, scimOperation } from "./operation.js";
-import { linkTo, SERVER_SPAN_KEY } from "./trace-context.js";
+import { linkTo, SERVER_SPAN_KEY } from "../platform/trace-context.js";
 
 const TRACER_NAME = "roster";
 const SHUTDOWN_WAIT_MS = 3_000;

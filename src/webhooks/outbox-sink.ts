@@ -1,7 +1,7 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { DirectoryEvent, EventSink } from "../directory/events.js";
 import type { ScimClient } from "../directory/scim-clients/service.js";
-import { currentTraceparent } from "../observability/trace-context.js";
+import { currentTraceparent } from "../platform/trace-context.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import { PREPARED } from "../storage/database.js";

@@ -239,6 +239,8 @@ const KNOWN: Allowlist = {
     "sql-only-in-repositories: src/webhooks/dispatcher.ts -> kysely",
     "sql-only-in-repositories: src/webhooks/event-log.ts -> kysely",
     "sql-only-in-repositories: src/webhooks/outbox-sink.ts -> kysely",
+    "sql-only-in-repositories: src/webhooks/outbox-claim.ts -> kysely",
+    "sql-only-in-repositories: src/webhooks/upkeep.ts -> kysely",
     // ScimDeps carries a database handle it never uses; the SCIM plugin classifies database errors itself.
     "scim-never-imports-storage: src/scim/index.ts -> src/storage/database.ts",
     "scim-never-imports-storage: src/scim/plugin.ts -> src/storage/errors.ts",
