@@ -5,6 +5,7 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminHeaders, type SeededClient, seedClient } from "../helpers/seed.js";
 import { hostileString, rawEncode } from "./arbitraries.js";
 import { check, countStatus, runsFor, timeoutFor } from "./harness.js";
+import { ERROR_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Over a real socket, where Node's HTTP parser answers before Fastify does: oversized URLs and headers, odd header
@@ -60,8 +61,6 @@ function rawRequest(port: number, bytes: Buffer): Promise<RawAnswer> {
     socket.write(bytes);
   });
 }
-
-const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
 function expectAnswer(answer: RawAnswer, protocol: "scim" | "admin" | "other", what: string): void {
   const context = `${what.slice(0, 200)} → ${answer.status} ${answer.body.slice(0, 200)}`;

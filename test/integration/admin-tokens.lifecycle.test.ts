@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createTestApp, type TestApp } from "../helpers/app.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
+import { ADMIN_TOKEN } from "../helpers/constants.js";
 
 let a: TestApp;
 let b: TestApp;

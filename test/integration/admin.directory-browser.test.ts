@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
-
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
+import { GROUP_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 let t: TestApp;
 let c: SeededClient;
@@ -16,7 +14,7 @@ beforeAll(async () => {
   other = await seedClient(t);
   for (const name of ["ada", "bob", "cy"]) {
     const res = await scim(t, c, "POST", "/Users", {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName: `${name}@example.com`,
       externalId: `ext-${name}`,
       name: { givenName: name, familyName: "Example" },
@@ -25,12 +23,12 @@ beforeAll(async () => {
     ids[name] = res.json().id;
   }
   const group = await scim(t, c, "POST", "/Groups", {
-    schemas: [GROUP],
+    schemas: [GROUP_SCHEMA],
     displayName: "Engineering",
     members: [{ value: ids.ada }, { value: ids.bob }],
   });
   ids.engineering = group.json().id;
-  await scim(t, c, "POST", "/Groups", { schemas: [GROUP], displayName: "Empty" });
+  await scim(t, c, "POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: "Empty" });
 });
 afterAll(async () => t.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, PUBLIC_URL, type TestApp } from "../helpers/app.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
+import { PUBLIC_URL } from "../helpers/constants.js";
 
 let t: TestApp;
 let orgId: string;

@@ -3,8 +3,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quoteIdent } from "../../src/storage/database.js";
 import { createIssuedKey } from "../helpers/api-keys.js";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { loggingDb } from "../helpers/query-log.js";
+import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
+import type { QuerySpy } from "../helpers/query-spy.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
 
 /**
@@ -13,15 +13,14 @@ import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
  * 5000 analysed identities, each with a key, so a statement without a usable index would show a Seq Scan.
  */
 let database: TestDatabase;
-let logged: ReturnType<typeof loggingDb>;
+let logged: QuerySpy;
 let t: TestApp;
 let c: SeededClient;
 let explainer: pg.Client;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  logged = loggingDb(database);
-  t = await createTestApp({ database, extra: { db: logged.db } });
+  const app = await createTestApp({ queries: true });
+  [t, database, logged] = [app, app.database, app.queries];
   c = await seedClient(t);
   await sql`insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at)
     select gen_random_uuid(), ${c.organizationId}::uuid, g % 2 = 0, 'bulk' || g || '@example.com',
@@ -42,8 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await explainer.end();
   await t.close();
-  await logged.close();
-  await database.close();
 });
 
 async function plansOfApiKeyQueries(run: () => Promise<void>): Promise<string[]> {

@@ -1,26 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
-import type { TestApp } from "../helpers/app.js";
+import { createTestApp, type TestApp, type WebhooksApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { createWebhookTestApp, type WebhookTestApp } from "../helpers/webhooks.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-let w: WebhookTestApp;
+let w: WebhooksApp;
 let t: TestApp;
 let receiver: WebhookReceiver;
 let plain: SeededClient;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  w = await createWebhookTestApp({ clock: new ManualClock(Date.parse("2026-03-01T00:00:00Z")) });
-  t = w.t;
+  w = await createTestApp({ clock: new ManualClock(Date.parse("2026-03-01T00:00:00Z")), webhooks: true });
+  t = w;
   plain = await seedClient(t);
 });
 afterAll(async () => {
   await t.close();
-  await w.database.close();
   await receiver.close();
 });
 

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { createGroup, patchGroup } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { loggingDb } from "../helpers/query-log.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /**
@@ -145,8 +144,8 @@ describe("concurrent nesting changes", () => {
   });
 
   it("a user-member PATCH (Entra and Okta forms) never takes the nesting lock; a nesting PATCH takes it once", async () => {
-    const logged = loggingDb(t.database);
-    const spied = await createTestApp({ database: t.database, extra: { db: logged.db } });
+    const spied = await createTestApp({ database: t.database, queries: true });
+    const logged = spied.queries;
     try {
       const group = await createGroup(spied, c, "Spied");
       const child = await createGroup(spied, c, "Spied child");
@@ -161,7 +160,6 @@ describe("concurrent nesting changes", () => {
       expect(await nestingLocks([{ op: "add", path: "members", value: [{ value: child.id }] }])).toBe(1);
     } finally {
       await spied.close();
-      await logged.close();
     }
   });
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, PUBLIC_URL, type TestApp } from "../helpers/app.js";
-import { createGroup, GROUP_SCHEMA, memberIds, type ScimMember, sorted } from "../helpers/groups.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { createGroup, memberIds, type ScimMember, sorted } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA, PUBLIC_URL } from "../helpers/constants.js";
 
 const ENTRA_SCHEMA = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group";
 let t: TestApp;

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { type RecordingSink, recordingSink } from "../helpers/events.js";
-import { createGroup, GROUP_SCHEMA, patchGroup } from "../helpers/groups.js";
+import { createGroup, patchGroup } from "../helpers/groups.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA } from "../helpers/constants.js";
 
 /**
  * DESIGN.md "Webhooks": group.created/updated/deleted, one group.user_added / group.user_removed per user, a nested

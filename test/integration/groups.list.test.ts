@@ -3,9 +3,9 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 import { createGroup, type ScimMember } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { LIST_RESPONSE } from "../helpers/constants.js";
 
 /** Spec 4.4, 4.6, 4.7 for GET /Groups (issue 5 points 1–4). */
-const LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 let t: TestApp;
 let c: SeededClient;
 let ids: string[];
@@ -76,7 +76,7 @@ describe("offset pagination (spec 4.6.1)", () => {
     const pages = [];
     for (const startIndex of [1, 3, 5]) {
       const body = (await list(`startIndex=${startIndex}&count=2`)).json();
-      expect(body).toMatchObject({ schemas: [LIST], totalResults: 5, startIndex });
+      expect(body).toMatchObject({ schemas: [LIST_RESPONSE], totalResults: 5, startIndex });
       expect(body.itemsPerPage).toBe(body.Resources.length);
       pages.push(...idsOf(body));
     }
@@ -91,7 +91,7 @@ describe("offset pagination (spec 4.6.1)", () => {
 
   it("count=0 gives totalResults and no Resources; startIndex below 1 counts as 1", async () => {
     const body = (await list("count=0")).json();
-    expect(body).toEqual({ schemas: [LIST], totalResults: 5, startIndex: 1, itemsPerPage: 0 });
+    expect(body).toEqual({ schemas: [LIST_RESPONSE], totalResults: 5, startIndex: 1, itemsPerPage: 0 });
     expect(idsOf((await list("startIndex=-4&count=1")).json())).toEqual([ids[0]]);
   });
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, GROUP_SCHEMA, memberIds, patchGroup, type ScimMember } from "../helpers/groups.js";
+import { createGroup, memberIds, patchGroup, type ScimMember } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA } from "../helpers/constants.js";
 
 /** Spec 2.3 member rules, issue 4 point 2 and DESIGN R1, through POST, PUT and PATCH. */
 let t: TestApp;

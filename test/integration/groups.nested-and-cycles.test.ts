@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, GROUP_SCHEMA, memberIds, patchGroup, sorted } from "../helpers/groups.js";
+import { createGroup, memberIds, patchGroup, sorted } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA } from "../helpers/constants.js";
 
 /** Spec 2.3 rule 1 (nested sub-groups) and issue 4 point 2: a group never contains itself, directly or not. */
 let t: TestApp;

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, GROUP_SCHEMA, memberIds, patchGroup } from "../helpers/groups.js";
+import { createGroup, memberIds, patchGroup } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA } from "../helpers/constants.js";
 
 /** Spec 1: a resource of another organization answers as if it did not exist. */
 let t: TestApp;

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
-import { createWebhookTestApp } from "../helpers/webhooks.js";
+import { ERROR_SCHEMA } from "../helpers/constants.js";
 
-const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 const user = (name: string) => ({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: name });
 const group = (name: string) => ({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: name });
 
@@ -14,7 +13,7 @@ let b: TestApp;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  a = (await createWebhookTestApp({ database })).t;
+  a = await createTestApp({ database, webhooks: true });
   b = await createTestApp({ database });
 });
 afterAll(async () => {

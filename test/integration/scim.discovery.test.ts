@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, PUBLIC_URL, type TestApp } from "../helpers/app.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PUBLIC_URL } from "../helpers/constants.js";
 
 let t: TestApp;
 let c: SeededClient;

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 import { createRecordingApp, type RecordedEvent, type RecordingApp } from "../helpers/events.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /** Issue 3 point 5 and DESIGN.md: with auto_link, POST of an existing user updates it as a PUT would, 201. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 let app: RecordingApp;
 let t: TestApp;
 let linking: SeededClient;
@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => app.close());
 
 const post = (client: SeededClient, body: Record<string, unknown>) =>
-  scim(t, client, "POST", "/Users", { schemas: [USER], ...body });
+  scim(t, client, "POST", "/Users", { schemas: [USER_SCHEMA], ...body });
 const kinds = async (id: string) => (await events()).filter((e) => e.resourceId === id).map((e) => e.kind);
 
 describe("auto_link on", () => {

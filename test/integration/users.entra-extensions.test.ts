@@ -3,10 +3,9 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 import { CONTOSO_EXTENSION, CONTOSO_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 /** Entra custom attributes mapped to an extension URN: create, URN-qualified PATCH (path and path-less), projection. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 let t: TestApp;
 let entra: SeededClient;
 let n = 0;
@@ -32,9 +31,9 @@ async function created(v = values()) {
 describe("Entra custom attributes", () => {
   it("create stores the extension beside the enterprise one, both in schemas", async () => {
     const { v, user } = await created();
-    expect(user.schemas).toEqual([USER, ENTERPRISE, CONTOSO_URN]);
+    expect(user.schemas).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA, CONTOSO_URN]);
     expect(user[CONTOSO_URN]).toEqual({ costCenterCode: v.costCenterCode, employeeBadge: v.employeeBadge });
-    expect(user[ENTERPRISE]).toEqual({ department: "Sales" });
+    expect(user[ENTERPRISE_SCHEMA]).toEqual({ department: "Sales" });
   });
 
   it("PATCH with a URN-qualified path (op Add) sets the attribute", async () => {
@@ -84,7 +83,7 @@ describe("Entra custom attributes", () => {
     const removed = await patch([{ op: "remove", path: CONTOSO_URN }]);
     expect(removed.statusCode, removed.body).toBe(200);
     expect(removed.json()[CONTOSO_URN]).toBeUndefined();
-    expect(removed.json().schemas).toEqual([USER, ENTERPRISE]);
+    expect(removed.json().schemas).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA]);
   });
 
   it("attributes and excludedAttributes select inside the extension; returned never stays out", async () => {
@@ -95,7 +94,7 @@ describe("Entra custom attributes", () => {
     });
     const only = await scim(t, entra, "GET", `/Users/${user.id}?attributes=${CONTOSO_URN}:costCenterCode`);
     expect(only.json()).toEqual({
-      schemas: [USER, ENTERPRISE, CONTOSO_URN],
+      schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA, CONTOSO_URN],
       id: user.id,
       [CONTOSO_URN]: { costCenterCode: v.costCenterCode },
     });

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /** Two clients of one organization with different extensions share the users, not each other's extensions. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 let t: TestApp;
 let okta: SeededClient;
 let entra: SeededClient;
@@ -42,7 +42,7 @@ describe("two clients of one organization", () => {
     const seen = await scim(t, entra, "GET", `/Users/${id}`);
     expect(seen.statusCode).toBe(200);
     expect(seen.json()[OKTA_URN]).toBeUndefined();
-    expect(seen.json().schemas).toEqual([USER]);
+    expect(seen.json().schemas).toEqual([USER_SCHEMA]);
     const listed = await scim(
       t,
       entra,
@@ -76,7 +76,7 @@ describe("two clients of one organization", () => {
       [CONTOSO_URN]: { costCenterCode: "E-3" },
     });
     expect(put.statusCode, put.body).toBe(200);
-    expect(put.json().schemas).toEqual([USER, CONTOSO_URN]);
+    expect(put.json().schemas).toEqual([USER_SCHEMA, CONTOSO_URN]);
     const patch = await scim(t, entra, "PATCH", `/Users/${id}`, {
       schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
       Operations: [{ op: "replace", path: "displayName", value: "Three" }],
@@ -85,7 +85,7 @@ describe("two clients of one organization", () => {
     const fromOkta = (await scim(t, okta, "GET", `/Users/${id}`)).json();
     expect(fromOkta[OKTA_URN]).toEqual({ costCode: "CC-3" });
     expect(fromOkta[CONTOSO_URN]).toBeUndefined();
-    expect(fromOkta.schemas).toEqual([USER, OKTA_URN]);
+    expect(fromOkta.schemas).toEqual([USER_SCHEMA, OKTA_URN]);
     expect(fromOkta.displayName).toBe("Three");
     const okFilter = await scim(t, okta, "GET", `/Users?filter=${encodeURIComponent('costCode eq "CC-3"')}`);
     expect(okFilter.json().totalResults).toBe(1);

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP } from "../helpers/constants.js";
 
 /** uniqueness "server" on an extension attribute: 409 uniqueness within the organization, enforced by an index. */
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 let t: TestApp;
 let entra: SeededClient;
 let n = 0;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, PATCH_OP, patchGroup, type ScimMember } from "../helpers/groups.js";
+import { createGroup, patchGroup, type ScimMember } from "../helpers/groups.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 /** The users' `groups` attribute and the Groups API, both through SCIM HTTP only. */
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 
 let t: TestApp;
 let c: SeededClient;

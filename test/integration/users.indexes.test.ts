@@ -2,8 +2,8 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quoteIdent } from "../../src/storage/database.js";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { type LoggedQuery, loggingDb } from "../helpers/query-log.js";
+import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
+import type { LoggedQuery, QuerySpy } from "../helpers/query-spy.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /**
@@ -13,15 +13,14 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
  */
 const GROUP = "0190c000-0000-7000-8000-000000000001";
 let database: TestDatabase;
-let logged: ReturnType<typeof loggingDb>;
+let logged: QuerySpy;
 let t: TestApp;
 let c: SeededClient;
 let explainer: pg.Client;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  logged = loggingDb(database);
-  t = await createTestApp({ database, extra: { db: logged.db } });
+  const app = await createTestApp({ queries: true });
+  [t, database, logged] = [app, app.database, app.queries];
   c = await seedClient(t);
   await sql`insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, created_at, updated_at)
     select gen_random_uuid(), ${c.organizationId}::uuid, true, 'bulk' || g || '@example.com', 'x' || g, 'e' || g,
@@ -49,8 +48,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await explainer.end();
   await t.close();
-  await logged.close();
-  await database.close();
 });
 
 /** The identity queries a GET /Users request ran, each with its plan as text. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as repo from "../../src/directory/identities/repo.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 let t: TestApp;
 let c: SeededClient;
@@ -11,20 +12,19 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const values = (displayName: string) => ({
   user_name: "opti@example.com",
   external_id: null,
   employee_number: null,
   active: true,
-  scim: { schemas: [USER], userName: "opti@example.com", displayName },
+  scim: { schemas: [USER_SCHEMA], userName: "opti@example.com", displayName },
   traits: {},
   now: new Date(),
 });
 
 describe("optimistic PATCH/PUT writes (one guarded statement)", () => {
   it("applies a write only while the row is unchanged since it was read", async () => {
-    const created = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: "opti@example.com" });
+    const created = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "opti@example.com" });
     const id = created.json().id as string;
     const read = await repo.readUser(t.db, c.organizationId, id, false);
     if (read === undefined) throw new Error("user not read");
@@ -65,7 +65,7 @@ describe("optimistic PATCH/PUT writes (one guarded statement)", () => {
   });
 
   it("keeps every one of many concurrent PATCHes of one user (no lost update)", async () => {
-    const created = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: "race@example.com" });
+    const created = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "race@example.com" });
     const id = created.json().id as string;
     const phones = Array.from({ length: 12 }, (_, i) => `+1555000${String(i).padStart(4, "0")}`);
     const results = await Promise.all(

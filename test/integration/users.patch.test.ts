@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 import { createRecordingApp, type RecordedEvent, type RecordingApp } from "../helpers/events.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 let app: RecordingApp;
 let t: TestApp;
 let c: SeededClient;
@@ -20,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => app.close());
 
 async function createUser(body: Record<string, unknown> = {}) {
-  const res = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `p${++n}@example.com`, ...body });
+  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `p${++n}@example.com`, ...body });
   expect(res.statusCode).toBe(201);
   return res.json();
 }

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
-import { createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
+import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { createWebhookTestApp, outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
 
 let database: TestDatabase;
 let receiver: WebhookReceiver;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   receiver = await startWebhookReceiver();
   clock = new ManualClock(Date.parse("2026-03-01T00:00:00Z"));
-  t = (await createWebhookTestApp({ database, clock })).t;
+  t = await createTestApp({ database, clock, webhooks: true });
   c = await seedClient(t, {
     webhook: { url: receiver.url, secret: "whsec_bulk_0123456789" },
     log_webhook_events: true,
