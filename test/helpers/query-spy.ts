@@ -45,3 +45,23 @@ export function spyOnQueries(database: TestDatabase): QuerySpy {
     close: () => db.destroy(),
   };
 }
+
+/**
+ * A session on the test schema that plans without sequential scans, so a statement no index serves shows a Seq Scan
+ * in its plan; `end()` it after the suite.
+ */
+export async function openExplainer(database: TestDatabase): Promise<pg.Client> {
+  const explainer = new pg.Client({
+    connectionString: database.url,
+    options: `-c search_path=${quoteIdent(database.schema)}`,
+  });
+  await explainer.connect();
+  await explainer.query("set enable_seqscan = off");
+  return explainer;
+}
+
+/** The plan of a logged statement, with its own parameters, as text. */
+export async function planOf(explainer: pg.Client, q: LoggedQuery): Promise<string> {
+  const { rows } = await explainer.query(`explain ${q.sql}`, [...q.parameters]);
+  return rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
+}

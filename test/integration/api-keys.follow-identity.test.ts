@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rawKey } from "../helpers/api-keys.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import type { TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useSecondInstance, useTestApp } from "../helpers/suite.js";
 
-let a: TestApp;
-let b: TestApp;
-beforeAll(async () => {
-  a = await createTestApp();
-  // A second instance of Roster on the same database, with its own process-local state.
-  b = await createTestApp({ database: a.database, clock: a.clock });
-});
-afterAll(async () => {
-  await b.close();
-  await a.close();
-});
+const { t: a } = useTestApp();
+// A second instance of Roster on the same database, with its own process-local state.
+const b = useSecondInstance(a);
 
 let seq = 0;
 async function createUser(t: TestApp, c: SeededClient): Promise<string> {

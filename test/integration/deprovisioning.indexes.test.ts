@@ -1,10 +1,9 @@
 import { sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quoteIdent } from "../../src/storage/database.js";
 import { createIssuedKey } from "../helpers/api-keys.js";
 import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
-import type { QuerySpy } from "../helpers/query-spy.js";
+import { openExplainer, planOf, type QuerySpy } from "../helpers/query-spy.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
 
 /**
@@ -31,12 +30,7 @@ beforeAll(async () => {
     database.db,
   );
   await sql`analyze`.execute(database.db);
-  explainer = new pg.Client({
-    connectionString: database.url,
-    options: `-c search_path=${quoteIdent(database.schema)}`,
-  });
-  await explainer.connect();
-  await explainer.query("set enable_seqscan = off");
+  explainer = await openExplainer(database);
 });
 afterAll(async () => {
   await explainer.end();
@@ -50,8 +44,7 @@ async function plansOfApiKeyQueries(run: () => Promise<void>): Promise<string[]>
   expect(ran.length).toBeGreaterThan(0);
   const plans: string[] = [];
   for (const q of ran) {
-    const { rows } = await explainer.query(`explain ${q.sql}`, [...q.parameters]);
-    plans.push(rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n"));
+    plans.push(await planOf(explainer, q));
   }
   return plans;
 }

@@ -1,25 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
-import { createTestApp, type TestApp, type WebhooksApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { useTestApp } from "../helpers/suite.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-let w: WebhooksApp;
-let t: TestApp;
-let receiver: WebhookReceiver;
+const { t, receiver } = useTestApp({
+  clock: new ManualClock(Date.parse("2026-03-01T00:00:00Z")),
+  webhooks: true,
+  hooks: true,
+});
 let plain: SeededClient;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  w = await createTestApp({ clock: new ManualClock(Date.parse("2026-03-01T00:00:00Z")), webhooks: true });
-  t = w;
   plain = await seedClient(t);
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
 });
 
 interface FeedEvent {
@@ -72,7 +66,7 @@ describe("every directory change is an event", () => {
   it("gives a webhook's event the same id as its webhook-id", async () => {
     const c = await seedClient(t, { webhook: { url: receiver.url, secret: "whsec_feed_0123456789abcdef" } });
     await createUser(c, "hooked@example.com");
-    await w.webhooks.dispatcher.drain();
+    await t.webhooks.dispatcher.drain();
     const { events } = await page(`organization_id=${c.organizationId}`);
     expect(events.map((e) => e.id)).toEqual([receiver.received.at(-1)?.headers["webhook-id"]]);
     expect(receiver.received.at(-1)?.json).toMatchObject({ id: events[0]?.id, created_at: events[0]?.create_time });
@@ -159,7 +153,7 @@ describe("the feed", () => {
     expect(expired.json().error).toMatchObject({ code: 410, status: "FAILED_PRECONDITION" });
     expect(expired.json().error.message).toContain("after=now");
     // The retention prune (hourly, with the event log's) deletes events past 30 days.
-    expect(await w.webhooks.feed.prune()).toBeGreaterThan(0);
+    expect(await t.webhooks.feed.prune()).toBeGreaterThan(0);
     expect((await page(`organization_id=${fresh.organizationId}`)).events).toEqual([]);
   });
 });

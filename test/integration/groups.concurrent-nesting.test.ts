@@ -1,22 +1,16 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { describe, expect, it } from "vitest";
+import { createTestApp } from "../helpers/app.js";
 import { createGroup, patchGroup } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * Concurrent membership changes on overlapping groups never deadlock: each request succeeds or is refused with a 4xx
  * that names a cycle, and the nesting graph stays acyclic (docs/decisions.md "Group membership lock order").
  */
-let t: TestApp;
-let c: SeededClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 /** A small deterministic PRNG (mulberry32), so a failing mix can be replayed. */
 const prng = (seed: number) => () => {

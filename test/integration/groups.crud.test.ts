@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { describe, expect, it } from "vitest";
 import { createGroup, memberIds, type ScimMember, sorted } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim, seedClient } from "../helpers/seed.js";
 import { GROUP_SCHEMA, PUBLIC_URL } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 const ENTRA_SCHEMA = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group";
-let t: TestApp;
-let c: SeededClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 describe("POST /Groups (spec 4.3)", () => {
   it("creates a group: 201, Location, meta, no members key when there are none", async () => {

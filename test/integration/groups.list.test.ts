@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createGroup, type ScimMember } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim, seedClient } from "../helpers/seed.js";
 import { LIST_RESPONSE } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 4.4, 4.6, 4.7 for GET /Groups (issue 5 points 1–4). */
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let ids: string[];
 let member: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   member = await insertIdentity(t.db, c.organizationId, "listed@example.com");
   const names = ["Engineering", "Sales", "Support", "Marketing", "Finance"];
   ids = [];
@@ -26,7 +23,6 @@ beforeAll(async () => {
   const other = await seedClient(t);
   await createGroup(t, other, "Engineering", { externalId: "ext-Eng" });
 });
-afterAll(async () => t.close());
 
 const list = (query: string) => scim(t, c, "GET", `/Groups${query === "" ? "" : `?${query}`}`);
 const filter = (f: string) => `filter=${encodeURIComponent(f)}`;

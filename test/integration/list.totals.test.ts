@@ -1,24 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { Migrator, sql } from "kysely";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
 import { MIGRATIONS } from "../../src/storage/migrations/index.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * An unfiltered totalResults comes from the organization's counters (0007-list-reads), kept by triggers in the
  * writing transaction: it must equal the rows there are, through concurrent creates, deletes, refused writes, other
  * organizations' writes, the organization's deletion, and rows that existed before the counters did.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
+const { t } = useTestApp();
 
 const user = (n: string) => ({
   schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],

@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** RFC 7643 §6 and §7: a client's /Schemas and /ResourceTypes show the extensions it declared, and only those. */
-let t: TestApp;
+const { t } = useTestApp();
 let okta: SeededClient;
 let plain: SeededClient;
 
 beforeAll(async () => {
-  t = await createTestApp();
   okta = await seedClient(t, { extensions: [{ ...OKTA_EXTENSION, required: true }] });
   plain = await seedClient(t);
-});
-afterAll(async () => {
-  await t.close();
 });
 
 describe("discovery of declared extensions", () => {

@@ -1,23 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH, MAX_USER_NAME_LENGTH } from "../../src/scim/limits.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import { createGroup } from "../helpers/groups.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, ERROR_SCHEMA, PATCH_OP } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Input PostgreSQL cannot store or index is refused at the edge: 400 in the SCIM Error format, nothing written. */
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let userId: string;
 let groupId: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   userId = (await scim(t, c, "POST", "/Users", { userName: "kept@example.com" })).json().id;
   groupId = (await createGroup(t, c, "Kept")).id;
 });
-afterAll(async () => t.close());
 
 /** Characters that do not compress: a long run of them really is long in an index entry. */
 const incompressible = (n: number): string =>

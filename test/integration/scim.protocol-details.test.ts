@@ -4,18 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventSink } from "../../src/directory/events.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { createGroup } from "../helpers/groups.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim, seedClient } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, ERROR_SCHEMA, PATCH_OP } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Protocol details third-party suites and RFCs check: routing before parsing, challenges, 204s, errors' format. */
-let t: TestApp;
-let c: SeededClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 const expectScimError = (
   res: { statusCode: number; headers: Record<string, unknown>; json(): unknown },

@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createGroup, patchGroup } from "../helpers/groups.js";
 import { type SeededClient, scim } from "../helpers/seed.js";
 import { GROUP_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
-import { createTestApp, type ReceiverApp } from "../helpers/app.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * Two organizations on one server: a user or group of the other organization is a 404 everywhere, cannot be a
  * member (400 invalidValue), is never filtered in — and nothing of it reaches the other's webhook.
  */
 
-let e: ReceiverApp;
+const { t: e } = useTestApp({ receiver: true });
 let mine: SeededClient;
 let theirs: SeededClient;
 let theirUser: string;
@@ -19,7 +19,6 @@ let myUser: string;
 let myGroup: string;
 
 beforeAll(async () => {
-  e = await createTestApp({ receiver: true });
   mine = e.client;
   theirs = await e.seed({ tenant: "other" });
   theirUserName = `theirs-${Math.random().toString(36).slice(2, 8)}`;
@@ -30,7 +29,6 @@ beforeAll(async () => {
   myGroup = (await createGroup(e, mine, "Mine")).id;
   await e.deliver();
 });
-afterAll(async () => e.close());
 
 describe("a resource of another organization", () => {
   it.each([

@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Entra custom attributes mapped to an extension URN: create, URN-qualified PATCH (path and path-less), projection. */
-let t: TestApp;
+const { t } = useTestApp();
 let entra: SeededClient;
 let n = 0;
 
 beforeAll(async () => {
-  t = await createTestApp();
   entra = await seedClient(t, { extensions: [CONTOSO_EXTENSION] });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const values = () => {

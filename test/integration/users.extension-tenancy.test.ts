@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Two clients of one organization with different extensions share the users, not each other's extensions. */
-let t: TestApp;
+const { t } = useTestApp();
 let okta: SeededClient;
 let entra: SeededClient;
 
@@ -23,13 +23,9 @@ async function client(organizationId: string, extensions: unknown[]): Promise<Se
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
   const org = (await adminCall(t, "POST", "/organizations", { name: "Shared" })).json().id;
   okta = await client(org, [OKTA_EXTENSION]);
   entra = await client(org, [CONTOSO_EXTENSION]);
-});
-afterAll(async () => {
-  await t.close();
 });
 
 describe("two clients of one organization", () => {

@@ -1,9 +1,8 @@
 import { sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quoteIdent } from "../../src/storage/database.js";
 import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
-import type { LoggedQuery, QuerySpy } from "../helpers/query-spy.js";
+import { type LoggedQuery, openExplainer, planOf, type QuerySpy } from "../helpers/query-spy.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /**
@@ -38,12 +37,7 @@ beforeAll(async () => {
     userName: "small@example.com",
   });
   await sql`analyze`.execute(database.db);
-  explainer = new pg.Client({
-    connectionString: database.url,
-    options: `-c search_path=${quoteIdent(database.schema)}`,
-  });
-  await explainer.connect();
-  await explainer.query("set enable_seqscan = off");
+  explainer = await openExplainer(database);
 });
 afterAll(async () => {
   await explainer.end();
@@ -59,8 +53,7 @@ async function plansOf(query: string): Promise<{ sql: string; plan: string }[]> 
   expect(ran.length).toBeGreaterThan(0);
   const out: { sql: string; plan: string }[] = [];
   for (const q of ran) {
-    const { rows } = await explainer.query(`explain ${q.sql}`, [...q.parameters]);
-    out.push({ sql: q.sql, plan: rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n") });
+    out.push({ sql: q.sql, plan: await planOf(explainer, q) });
   }
   return out;
 }

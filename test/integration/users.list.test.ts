@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { scim } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, LIST_RESPONSE, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 4.4, 4.6, 4.7 and issue 5 points 1–4 for GET /Users. */
 const GROUP_A = "0190a000-0000-7000-8000-0000000000aa";
 const GROUP_B = "0190a000-0000-7000-8000-0000000000bb";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 const ids: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   for (let i = 0; i < 7; i++) {
     const res = await scim(t, c, "POST", "/Users", {
       schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
@@ -51,7 +48,6 @@ beforeAll(async () => {
     .values({ group_id: GROUP_A, member_group_id: GROUP_B, organization_id: c.organizationId })
     .execute();
 });
-afterAll(async () => t.close());
 
 const list = (query: string) => scim(t, c, "GET", `/Users${query === "" ? "" : `?${query}`}`);
 const filter = (f: string, extra = "") => list(`filter=${encodeURIComponent(f)}${extra}`);

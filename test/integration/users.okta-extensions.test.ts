@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Okta custom attributes under an external namespace: create, read, GET-then-PUT, filter. */
-let t: TestApp;
+const { t } = useTestApp();
 let okta: SeededClient;
 let n = 0;
 
 beforeAll(async () => {
-  t = await createTestApp();
   okta = await seedClient(t, { extensions: [OKTA_EXTENSION] });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const unique = () => {

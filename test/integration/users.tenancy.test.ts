@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 1: a resource of another organization answers as if it did not exist. */
-let t: TestApp;
+const { t } = useTestApp();
 let mine: SeededClient;
 let theirs: SeededClient;
 let theirUser: { id: string; userName: string };
 
 beforeAll(async () => {
-  t = await createTestApp();
   mine = await seedClient(t);
   theirs = await seedClient(t);
   const res = await scim(t, theirs, "POST", "/Users", {
@@ -20,7 +19,6 @@ beforeAll(async () => {
   });
   theirUser = res.json();
 });
-afterAll(async () => t.close());
 
 describe("another organization's user is a 404", () => {
   it("GET", async () => {

@@ -1,23 +1,20 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { scim } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * GET /Users/{id} and GET /Users without a projection are spliced from PostgreSQL's JSON text (renderUserText);
  * with a projection that changes nothing (an unknown excluded attribute) they take the object path. Both must agree.
  */
 const GROUP = "0190a000-0000-7000-8000-0000000000cc";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let plain: string;
 let managed: string;
 let bare: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   const create = async (body: Record<string, unknown>) =>
     (await scim(t, c, "POST", "/Users", body)).json().id as string;
   plain = await create({
@@ -50,7 +47,6 @@ beforeAll(async () => {
     .values({ group_id: GROUP, identity_id: plain, organization_id: c.organizationId })
     .execute();
 });
-afterAll(async () => t.close());
 
 const get = (path: string) => scim(t, c, "GET", path);
 const same = "excludedAttributes=noSuchAttribute";

@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Issue 3 point 4: userName and email values are unique across the service, case-insensitively, by the database. */
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let other: SeededClient;
 let n = 0;
 const fresh = () => `u${++n}-${Date.now()}@example.com`;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   other = await seedClient(t);
 });
-afterAll(async () => t.close());
 
 const post = (client: SeededClient, body: Record<string, unknown>) =>
   scim(t, client, "POST", "/Users", { schemas: [USER_SCHEMA], ...body });

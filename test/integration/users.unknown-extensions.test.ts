@@ -1,22 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** An undeclared schema URN: 400 by default; kept verbatim with unknown_extensions "store". */
 const EXTRA = "urn:example:extra:1.0:User";
-let t: TestApp;
+const { t } = useTestApp();
 let strict: SeededClient;
 let storing: SeededClient;
 
 beforeAll(async () => {
-  t = await createTestApp();
   strict = await seedClient(t, { extensions: [OKTA_EXTENSION] });
   storing = await seedClient(t, { extensions: [OKTA_EXTENSION], unknown_extensions: "store" });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 describe("undeclared extensions", () => {

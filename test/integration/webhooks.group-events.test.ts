@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createGroup, patchGroup } from "../helpers/groups.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
-import { type SeededClient, scim } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
 import { GROUP_SCHEMA, PRODUCT, TENANT, USER_SCHEMA } from "../helpers/constants.js";
 import { type Delivery, kinds } from "../helpers/webhook-receiver.js";
-import { createTestApp, type ReceiverApp } from "../helpers/app.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let e: ReceiverApp;
-let c: SeededClient;
+const { t: e, c } = useTestApp({ receiver: true });
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
-beforeAll(async () => {
-  e = await createTestApp({ receiver: true });
-  c = e.client;
-});
-afterAll(async () => e.close());
 beforeEach(async () => {
   await e.deliver();
 });

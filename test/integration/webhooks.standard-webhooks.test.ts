@@ -1,14 +1,10 @@
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
 import type { ReceivedWebhook } from "../helpers/webhook-receiver.js";
-import { createTestApp, type ReceiverApp } from "../helpers/app.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let e: ReceiverApp;
-beforeAll(async () => {
-  e = await createTestApp({ receiver: true });
-});
-afterAll(async () => e.close());
+const { t: e } = useTestApp({ receiver: true });
 beforeEach(() => e.receiver.reset());
 
 const headersOf = (r: ReceivedWebhook): Record<string, string> =>

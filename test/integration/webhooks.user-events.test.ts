@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { isUuid } from "../../src/platform/ids.js";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { type SeededClient, scim } from "../helpers/seed.js";
 import { PATCH_OP, PRODUCT, TENANT, USER_SCHEMA, WEBHOOK_SECRET } from "../helpers/constants.js";
 import { type Delivery, kinds } from "../helpers/webhook-receiver.js";
-import { createTestApp, type ReceiverApp } from "../helpers/app.js";
+import { useTestApp } from "../helpers/suite.js";
 
 const PASSWORD = "Pa55word-never-sent";
 
-let e: ReceiverApp;
-let c: SeededClient;
+const { t: e, c } = useTestApp({ receiver: true });
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
-beforeAll(async () => {
-  e = await createTestApp({ receiver: true });
-  c = e.client;
-});
-afterAll(async () => e.close());
 beforeEach(async () => {
   // Every test starts with nothing pending.
   await e.deliver();
