@@ -12,13 +12,11 @@ import { useTestApp } from "../helpers/suite.js";
  * bytes, malformed request lines. Every request gets an answer (never a dropped connection), never a 5xx, and
  * under /scim/ or the admin API the protocol's error body.
  */
-const { t, c } = useTestApp({ seed: true });
+const { t, c } = useTestApp({ seed: true, listen: true });
 let port = 0;
 
-beforeAll(async () => {
-  await t.app.listen({ host: "127.0.0.1", port: 0 });
-  const address = t.app.server.address();
-  port = typeof address === "object" && address !== null ? address.port : 0;
+beforeAll(() => {
+  port = Number(new URL(t.url).port);
 });
 
 interface RawAnswer {

@@ -3,6 +3,7 @@ import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
+import { GROUP_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const { t, receiver } = useTestApp({
@@ -32,7 +33,7 @@ async function page(query: string): Promise<{ events: FeedEvent[]; next_after: s
   return res.json();
 }
 const createUser = async (c: SeededClient, userName: string) => {
-  const res = await scim(t, c, "POST", "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName });
+  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });
   expect(res.statusCode).toBe(201);
   return res.json().id as string;
 };
@@ -56,7 +57,7 @@ describe("every directory change is an event", () => {
     const c = await seedClient(t);
     await createUser(c, "taken@example.com");
     const again = await scim(t, c, "POST", "/Users", {
-      schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+      schemas: [USER_SCHEMA],
       userName: "taken@example.com",
     });
     expect(again.statusCode).toBe(409);
@@ -93,7 +94,7 @@ describe("the feed", () => {
     };
     for (let i = 0; i < 12; i++) await createUser(c, `page-${i}@example.com`);
     const g = await scim(t, other, "POST", "/Groups", {
-      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      schemas: [GROUP_SCHEMA],
       displayName: "Other",
     });
     expect(g.statusCode).toBe(201);

@@ -5,6 +5,7 @@ import { createGroup, patchGroup } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { scim } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
+import { GROUP_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Concurrent membership changes on overlapping groups never deadlock: each request succeeds or is refused with a 4xx
@@ -76,7 +77,7 @@ describe("concurrent nesting changes", () => {
           return i % 2 === 0
             ? patchGroup(t, c, target, [{ op: "remove", path: `members[value eq "${other}"]` }])
             : scim(t, c, "PUT", `/Groups/${target}`, {
-                schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+                schemas: [GROUP_SCHEMA],
                 displayName: `Mesh put ${i}`,
                 members: [{ value: other }, { value: pick(users) }],
               });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createGroup, memberIds, patchGroup } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { GROUP_SCHEMA } from "../helpers/constants.js";
+import { GROUP_SCHEMA, PATCH_OP } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 1: a resource of another organization answers as if it did not exist. */
@@ -37,10 +37,7 @@ describe("another organization's client", () => {
   it.each([
     ["GET", undefined],
     ["PUT", { schemas: [GROUP_SCHEMA], displayName: "Hijacked" }],
-    [
-      "PATCH",
-      { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "remove", path: "members" }] },
-    ],
+    ["PATCH", { schemas: [PATCH_OP], Operations: [{ op: "remove", path: "members" }] }],
     ["DELETE", undefined],
   ] as const)("%s /Groups/{id} is 404", async (method, body) => {
     const res = await scim(t, theirs, method, `/Groups/${group.id}`, body);

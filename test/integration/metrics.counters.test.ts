@@ -3,7 +3,7 @@ import { createIssuedKey, verifyKey } from "../helpers/api-keys.js";
 import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { USER_SCHEMA } from "../helpers/constants.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 let o: ObservedApp;
 let receiver: WebhookReceiver;
@@ -40,7 +40,7 @@ it("counts SCIM requests and their latency per operation and status class, never
   await scim(o.t, c, "GET", `/Users/${created.json().id}`);
   await scim(o.t, c, "GET", "/Users?count=1");
   await scim(o.t, c, "PATCH", `/Users/${created.json().id}`, {
-    schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+    schemas: [PATCH_OP],
     Operations: [{ op: "replace", path: "active", value: false }],
   });
   await scim(o.t, c, "GET", "/Schemas");

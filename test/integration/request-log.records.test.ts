@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { USER_SCHEMA } from "../helpers/constants.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 const PASSWORD = "t1meMa$heen";
 
@@ -74,7 +74,7 @@ describe("the SCIM request log", () => {
     const c = await seedClient(o.t, { request_log: "all" });
     const id = await createUser(c, "path.password@example.com");
     const patch = await scim(o.t, c, "PATCH", `/Users/${id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "password", value: "Pa55-path-secret" }],
     });
     expect(patch.statusCode, patch.body).toBe(200);

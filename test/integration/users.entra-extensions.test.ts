@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
+import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /** Entra custom attributes mapped to an extension URN: create, URN-qualified PATCH (path and path-less), projection. */
@@ -65,7 +65,7 @@ describe("Entra custom attributes", () => {
     const { user } = await created();
     const patch = (Operations: unknown[]) =>
       scim(t, entra, "PATCH", `/Users/${user.id}`, {
-        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        schemas: [PATCH_OP],
         Operations,
       });
     const sub = await patch([{ op: "add", path: `${CONTOSO_URN}:homeSite.floor`, value: 4 }]);
@@ -85,7 +85,7 @@ describe("Entra custom attributes", () => {
   it("attributes and excludedAttributes select inside the extension; returned never stays out", async () => {
     const { v, user } = await created();
     await scim(t, entra, "PATCH", `/Users/${user.id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "add", path: `${CONTOSO_URN}:secretNote`, value: "kept but never returned" }],
     });
     const only = await scim(t, entra, "GET", `/Users/${user.id}?attributes=${CONTOSO_URN}:costCenterCode`);

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
+import { PATCH_OP } from "../helpers/constants.js";
 
 /** The data mapping and webhooks see extension attributes. */
 const MAPPING = `{"login": userName, "costCenter": \`${CONTOSO_URN}\`.costCenterCode}`;
@@ -25,7 +26,7 @@ describe("extension attributes in the data mapping and webhooks", () => {
       costCenter: "CC-7",
     });
     await scim(t, entra, "PATCH", `/Users/${id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: `${CONTOSO_URN}:costCenterCode`, value: "CC-8" }],
     });
     expect((await adminCall(t, "GET", `/identities/${id}`)).json().traits.costCenter).toBe("CC-8");

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
-import { USER_SCHEMA } from "../helpers/constants.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /** Two clients of one organization with different extensions share the users, not each other's extensions. */
@@ -74,7 +74,7 @@ describe("two clients of one organization", () => {
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json().schemas).toEqual([USER_SCHEMA, CONTOSO_URN]);
     const patch = await scim(t, entra, "PATCH", `/Users/${id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "displayName", value: "Three" }],
     });
     expect(patch.statusCode, patch.body).toBe(200);

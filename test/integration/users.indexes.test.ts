@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { type LoggedQuery, openExplainer, planOf, type QuerySpy } from "../helpers/query-spy.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Issue 5 point 5: every supported filter and both paginations are served by an index. The test EXPLAINs the exact
@@ -33,7 +34,7 @@ beforeAll(async () => {
   // A second, small organization: the generic plans must suit the large one and the small one alike.
   const small = await seedClient(t);
   await scim(t, small, "POST", "/Users", {
-    schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+    schemas: [USER_SCHEMA],
     userName: "small@example.com",
   });
   await sql`analyze`.execute(database.db);

@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
+import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 /** Issue 3 point 7: per-client JSONata mapping SCIM user → identity traits. */
 const CUSTOM = `{"login": $lowercase(userName), "dept": \`${ENTERPRISE_SCHEMA}\`.department}`;
@@ -123,7 +123,7 @@ describe("a failing mapping is a 500 and writes nothing", () => {
       await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `pf${++n}@example.com` })
     ).json();
     const res = await scim(t, c, "PATCH", `/Users/${user.id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "title", value: "boom" }],
     });
     expect(res.statusCode).toBe(500);

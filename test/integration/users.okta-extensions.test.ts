@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { USER_SCHEMA } from "../helpers/constants.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /** Okta custom attributes under an external namespace: create, read, GET-then-PUT, filter. */
@@ -160,7 +160,7 @@ describe("Okta custom attributes", () => {
     ).json().id;
     const patch = (value: unknown, op = "replace") =>
       scim(t, c, "PATCH", `/Users/${id}`, {
-        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        schemas: [PATCH_OP],
         Operations: [{ op, path: `${OKTA_URN}:hireId`, value }],
       });
     expect((await patch("H-1", "add")).statusCode).toBe(200);

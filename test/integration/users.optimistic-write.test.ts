@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as repo from "../../src/directory/identities/repo.js";
 import { scim } from "../helpers/seed.js";
-import { USER_SCHEMA } from "../helpers/constants.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 const { t, c } = useTestApp({ seed: true });
@@ -25,7 +25,7 @@ describe("optimistic PATCH/PUT writes (one guarded statement)", () => {
 
     // Someone else changes the user between our read and our write.
     const other = await scim(t, c, "PATCH", `/Users/${id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "displayName", value: "theirs" }],
     });
     expect(other.statusCode).toBe(200);
@@ -65,7 +65,7 @@ describe("optimistic PATCH/PUT writes (one guarded statement)", () => {
     const results = await Promise.all(
       phones.map((value) =>
         scim(t, c, "PATCH", `/Users/${id}`, {
-          schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+          schemas: [PATCH_OP],
           Operations: [{ op: "add", path: "phoneNumbers", value: [{ value, type: "work" }] }],
         }),
       ),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
 import type { QuerySpy } from "../helpers/query-spy.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { USER_SCHEMA } from "../helpers/constants.js";
+import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 /** Issue 3 acceptance: GET /Users/{id} costs a fixed number of queries whatever the group count (no N+1). */
 let database: TestDatabase;
@@ -114,13 +114,11 @@ describe("query counts", () => {
 });
 
 describe("manager displayName (spec 2.2)", () => {
-  const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-
   it("is resolved in the same query as the user", async () => {
     const boss = await createUser({ displayName: "The Boss" });
-    const user = await createUser({ [ENTERPRISE]: { manager: { value: boss.id } } });
+    const user = await createUser({ [ENTERPRISE_SCHEMA]: { manager: { value: boss.id } } });
     expect(await queriesFor(`/Users/${user.id}`)).toBe(1);
-    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json()[ENTERPRISE].manager).toEqual({
+    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json()[ENTERPRISE_SCHEMA].manager).toEqual({
       value: boss.id,
       displayName: "The Boss",
     });
@@ -134,7 +132,9 @@ describe("manager displayName (spec 2.2)", () => {
         displayName: "F",
       })
     ).json();
-    const user = await createUser({ [ENTERPRISE]: { manager: { value: foreign.id } } });
-    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json()[ENTERPRISE].manager).toEqual({ value: foreign.id });
+    const user = await createUser({ [ENTERPRISE_SCHEMA]: { manager: { value: foreign.id } } });
+    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json()[ENTERPRISE_SCHEMA].manager).toEqual({
+      value: foreign.id,
+    });
   });
 });

@@ -7,6 +7,7 @@ import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { loadClient, outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
 import { createTestApp, type WebhooksApp } from "../helpers/app.js";
+import { GROUP_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 const WEBHOOK_SECRET = "whsec_delivery_test_secret";
 let w: WebhooksApp;
@@ -14,7 +15,7 @@ let receiver: WebhookReceiver;
 let c: SeededClient;
 
 const USER = {
-  schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+  schemas: [USER_SCHEMA],
   id: "0197a000-0000-7000-8000-000000000001",
   userName: "ada@example.com",
   name: { givenName: "Ada", familyName: "Lovelace" },
@@ -26,7 +27,7 @@ const USER = {
   password: "must-never-leave",
 };
 const GROUP = {
-  schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+  schemas: [GROUP_SCHEMA],
   id: "0197a000-0000-7000-8000-0000000000aa",
   displayName: "Engineering",
   members: [{ value: USER.id }],

@@ -9,7 +9,7 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../helpers/webhook-receiver.js";
-import { ADMIN_TOKEN, WEBHOOK_SECRET } from "../helpers/constants.js";
+import { ADMIN_TOKEN, PATCH_OP, USER_SCHEMA, WEBHOOK_SECRET } from "../helpers/constants.js";
 
 // Roster as a child process on a database of its own, killed with SIGKILL while webhooks are being delivered, then
 // started again: every committed event must reach the receiver, in order per resource. A re-send is allowed only
@@ -69,7 +69,7 @@ const scimCall = (c: Connection, method: string, path: string, body?: unknown) =
 
 const createUser = async (c: Connection, userName: string): Promise<string> => {
   const res = await scimCall(c, "POST", "/Users", {
-    schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+    schemas: [USER_SCHEMA],
     userName,
     nickName: "0",
   });
@@ -78,7 +78,7 @@ const createUser = async (c: Connection, userName: string): Promise<string> => {
 };
 const nick = async (c: Connection, id: string, n: number) => {
   const res = await scimCall(c, "PATCH", `/Users/${id}`, {
-    schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+    schemas: [PATCH_OP],
     Operations: [{ op: "replace", path: "nickName", value: String(n) }],
   });
   expect(res.status).toBe(200);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, createTestDatabase, type ReceiverApp, type TestDatabase } from "../helpers/app.js";
 import { scim } from "../helpers/seed.js";
 import { kinds } from "../helpers/webhook-receiver.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * A claim that commits while its answer is lost — the connection cut between the commit and the rows reaching
@@ -54,7 +55,7 @@ afterAll(async () => {
 describe("a claim whose answer was lost", () => {
   it("is released and its events delivered on the next round, not after the lease", async () => {
     const created = await scim(e2e, e2e.client, "POST", "/Users", {
-      schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+      schemas: [USER_SCHEMA],
       userName: "lost-claim@example.com",
     });
     expect(created.statusCode).toBe(201);

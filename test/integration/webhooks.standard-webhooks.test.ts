@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
 import type { ReceivedWebhook } from "../helpers/webhook-receiver.js";
 import { useTestApp } from "../helpers/suite.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 const { t: e } = useTestApp({ receiver: true });
 beforeEach(() => e.receiver.reset());
@@ -13,7 +14,7 @@ const headersOf = (r: ReceivedWebhook): Record<string, string> =>
 async function deliveryWith(secret: string): Promise<{ c: SeededClient; r: ReceivedWebhook }> {
   const c = await e.seed({ webhook: { url: e.receiver.url, secret } });
   const res = await scim(e, c, "POST", "/Users", {
-    schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+    schemas: [USER_SCHEMA],
     userName: `std-${c.clientId}@example.com`,
   });
   expect(res.statusCode).toBe(201);

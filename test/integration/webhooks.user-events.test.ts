@@ -3,7 +3,7 @@ import { isUuid } from "../../src/platform/ids.js";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { type SeededClient, scim } from "../helpers/seed.js";
-import { PATCH_OP, PRODUCT, TENANT, USER_SCHEMA, WEBHOOK_SECRET } from "../helpers/constants.js";
+import { GROUP_SCHEMA, PATCH_OP, PRODUCT, TENANT, USER_SCHEMA, WEBHOOK_SECRET } from "../helpers/constants.js";
 import { type Delivery, kinds } from "../helpers/webhook-receiver.js";
 import { useTestApp } from "../helpers/suite.js";
 
@@ -213,7 +213,7 @@ describe("DELETE /Users of a group member → group.user_removed per direct grou
     const member = await create(user(unique("member")));
     const group = async (displayName: string, members: string[]) => {
       const res = await scim(e, c, "POST", "/Groups", {
-        schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+        schemas: [GROUP_SCHEMA],
         displayName,
         members: members.map((value) => ({ value })),
       });
@@ -250,7 +250,7 @@ describe("DELETE /Users of a group member → group.user_removed per direct grou
   it("records the group.user_removed rows before the user.deleted one, in the same transaction", async () => {
     const member = await create(user(unique("order")));
     const res = await scim(e, c, "POST", "/Groups", {
-      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      schemas: [GROUP_SCHEMA],
       displayName: unique("grp-order"),
       members: [{ value: member.id }],
     });

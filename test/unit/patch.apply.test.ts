@@ -6,6 +6,7 @@ import { PATCH_OP_SCHEMA } from "../../src/scim/render.js";
 import type { JsonValue, ScimObject } from "../../src/scim/patch/types.js";
 import { ENTERPRISE_USER_SCHEMA } from "../../src/scim/schema/registry.js";
 import { scimErrorOf } from "../helpers/errors.js";
+import { LIST_RESPONSE, USER_SCHEMA } from "../helpers/constants.js";
 
 interface PatchCase {
   readonly name: string;
@@ -56,7 +57,7 @@ describe("applyPatch message validation", () => {
   it.each<[string, unknown]>([
     ["not an object", []],
     ["missing schemas", { Operations: [{ op: "add", path: "title", value: "x" }] }],
-    ["wrong schema", { schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], Operations: [] }],
+    ["wrong schema", { schemas: [LIST_RESPONSE], Operations: [] }],
     ["missing Operations", { schemas: [PATCH_OP_SCHEMA] }],
     ["empty Operations", message([])],
     ["Operations not an array", message({ op: "add" })],
@@ -122,7 +123,7 @@ describe("applyPatch results", () => {
   });
 
   it("adds the enterprise URN to schemas only when the extension appears", () => {
-    const current: ScimObject = { ...USER, schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"] };
+    const current: ScimObject = { ...USER, schemas: [USER_SCHEMA] };
     const added = applyPatch("User", current, message([{ op: "add", path: "department", value: "D" }]));
     expect(added.resource.schemas).toEqual(["urn:ietf:params:scim:schemas:core:2.0:User", ENTERPRISE_USER_SCHEMA]);
     expect(added.resource[ENTERPRISE_USER_SCHEMA]).toEqual({ department: "D" });
