@@ -109,7 +109,7 @@ it("links the webhook delivery of a request's event to the request's server span
     method: "POST",
     url: `${c.base}/Users`,
     headers: c.headers,
-    payload: JSON.stringify({ schemas: [USER], userName: "linked@example.com" }),
+    payload: JSON.stringify({ schemas: [USER_SCHEMA], userName: "linked@example.com" }),
   });
   expect(res.statusCode, res.body).toBe(201);
   const { rows } = await sql<{ id: string; traceparent: string | null }>`
