@@ -32,10 +32,9 @@ export const CONTOSO_EXTENSION = {
 export const CONTOSO_GROUP_URN = "urn:ietf:params:scim:schemas:extension:Contoso:2.0:Group";
 
 export const CONTOSO_GROUP_EXTENSION = {
+  resource: "Group",
   schema: CONTOSO_GROUP_URN,
   name: "ContosoGroup",
-  description: "Contoso's custom group attributes",
-  resource: "Group",
   attributes: [
     { name: "costCenterCode", type: "string", filterable: true },
     { name: "groupCode", type: "string", uniqueness: "server", caseExact: true },

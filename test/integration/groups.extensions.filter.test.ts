@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestApp } from "../helpers/app.js";
+import { appWithClients } from "../helpers/clients.js";
 import { CONTOSO_GROUP_EXTENSION, CONTOSO_GROUP_URN } from "../helpers/extensions.js";
 import { patchGroup } from "../helpers/groups.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
@@ -9,16 +10,12 @@ import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.
  * 409 uniqueness within the organization, and groups written before an attribute became indexed.
  */
 const URN = CONTOSO_GROUP_URN;
+const ctx = appWithClients({ c: { extensions: [CONTOSO_GROUP_EXTENSION] } });
 let t: TestApp;
 let c: SeededClient;
 let n = 0;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t, { extensions: [CONTOSO_GROUP_EXTENSION] });
-});
-afterAll(async () => {
-  await t.close();
+beforeAll(() => {
+  ({ t, c } = ctx);
 });
 
 async function group(client: SeededClient, extension: Record<string, unknown>) {

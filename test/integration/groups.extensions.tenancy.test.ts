@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 import { createRecordingApp, type RecordingApp } from "../helpers/events.js";
 import { CONTOSO_GROUP_EXTENSION, CONTOSO_GROUP_URN } from "../helpers/extensions.js";
 import { GROUP_SCHEMA, patchGroup } from "../helpers/groups.js";
-import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
+import { appWithClients } from "../helpers/clients.js";
+import type { SeededClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
 
 /**
  * Two clients of one organization with different Group extensions share the groups, not each other's extensions
@@ -18,35 +20,26 @@ const OTHER_EXTENSION = {
 };
 const KEPT_URN = "urn:acme:undeclared:1.0:group";
 let app: RecordingApp;
+const ctx = appWithClients(
+  {
+    entra: { extensions: [CONTOSO_GROUP_EXTENSION] },
+    okta: { extensions: [OTHER_EXTENSION] },
+    keeper: { unknown_extensions: "store" },
+  },
+  {
+    sameOrganization: true,
+    start: async () => {
+      app = await createRecordingApp();
+      return app;
+    },
+  },
+);
 let t: TestApp;
 let entra: SeededClient;
 let okta: SeededClient;
 let keeper: SeededClient;
-
-async function client(organizationId: string, body: Record<string, unknown>): Promise<SeededClient> {
-  const secret = `secret-${Math.random().toString(36).slice(2)}`;
-  const res = await adminCall(t, "POST", "/scimClients", { organization_id: organizationId, secret, ...body });
-  if (res.statusCode !== 201) throw new Error(res.body);
-  const clientId = res.json().client_id as string;
-  return {
-    organizationId,
-    clientId,
-    secret,
-    base: `/scim/${clientId}/v2`,
-    headers: { authorization: `Bearer ${secret}`, "content-type": "application/scim+json" },
-  };
-}
-
-beforeAll(async () => {
-  app = await createRecordingApp();
-  t = app.t;
-  const org = (await adminCall(t, "POST", "/organizations", { name: "Shared" })).json().id;
-  entra = await client(org, { extensions: [CONTOSO_GROUP_EXTENSION] });
-  okta = await client(org, { extensions: [OTHER_EXTENSION] });
-  keeper = await client(org, { unknown_extensions: "store" });
-});
-afterAll(async () => {
-  await app.close();
+beforeAll(() => {
+  ({ t, entra, okta, keeper } = ctx);
 });
 beforeEach(async () => app.recorder.clear());
 

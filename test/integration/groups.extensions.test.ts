@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestApp } from "../helpers/app.js";
+import { appWithClients } from "../helpers/clients.js";
 import { CONTOSO_GROUP_EXTENSION, CONTOSO_GROUP_URN } from "../helpers/extensions.js";
-import { createGroup, GROUP_SCHEMA, memberIds, patchGroup } from "../helpers/groups.js";
+import { GROUP_SCHEMA, memberIds, patchGroup } from "../helpers/groups.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
@@ -11,29 +12,30 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
  * with URN-qualified paths and path-less URN keys, PUT resets, projection, validation through the schema registry.
  */
 const URN = CONTOSO_GROUP_URN;
+const ctx = appWithClients({
+  entra: { extensions: [CONTOSO_GROUP_EXTENSION] },
+  required: { extensions: [{ ...CONTOSO_GROUP_EXTENSION, required: true }] },
+});
 let t: TestApp;
 let entra: SeededClient;
 let required: SeededClient;
 let n = 0;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  entra = await seedClient(t, { extensions: [CONTOSO_GROUP_EXTENSION] });
-  required = await seedClient(t, { extensions: [{ ...CONTOSO_GROUP_EXTENSION, required: true }] });
-});
-afterAll(async () => {
-  await t.close();
+beforeAll(() => {
+  ({ t, entra, required } = ctx);
 });
 
-const values = () => {
-  n++;
-  return { displayName: `Sales ${n}`, externalId: `ext-${n}`, costCenterCode: `CC-${n}`, groupCode: `G-${n}` };
-};
-async function created(v = values()) {
+/** A group created from Entra's fixture, with values no other test uses. */
+async function created() {
+  const i = ++n;
+  const v = { displayName: `Sales ${i}`, externalId: `ext-${i}`, costCenterCode: `CC-${i}`, groupCode: `G-${i}` };
   const res = await scim(t, entra, "POST", "/Groups", idpBody("entra-group-create-custom", v));
-  expect(res.statusCode, res.body).toBe(201);
+  if (res.statusCode !== 201) throw new Error(`group create failed: ${res.statusCode} ${res.body}`);
   return { v, group: res.json() };
 }
+
+/** A PATCH of a group with an IdP fixture's body. */
+const patchedWith = (id: string, fixture: string, values: Record<string, string>) =>
+  scim(t, entra, "PATCH", `/Groups/${id}`, idpBody(fixture, values));
 
 describe("Entra custom group attributes", () => {
   it("create stores the extension; its URN joins schemas, Entra's ADSCIM URN is tolerated and not kept", async () => {
@@ -49,13 +51,7 @@ describe("Entra custom group attributes", () => {
 
   it("PATCH with a URN-qualified path (op Replace) sets the attribute", async () => {
     const { v, group } = await created();
-    const res = await scim(
-      t,
-      entra,
-      "PATCH",
-      `/Groups/${group.id}`,
-      idpBody("entra-group-patch-custom-attribute", { costCenterCode: "NEW-1" }),
-    );
+    const res = await patchedWith(group.id, "entra-group-patch-custom-attribute", { costCenterCode: "NEW-1" });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()[URN]).toEqual({ costCenterCode: "NEW-1", groupCode: v.groupCode });
     expect((await scim(t, entra, "GET", `/Groups/${group.id}`)).json()[URN].costCenterCode).toBe("NEW-1");
@@ -63,13 +59,10 @@ describe("Entra custom group attributes", () => {
 
   it("path-less Replace with URN-qualified keys (Entra's form) sets displayName and the attribute together", async () => {
     const { group } = await created();
-    const res = await scim(
-      t,
-      entra,
-      "PATCH",
-      `/Groups/${group.id}`,
-      idpBody("entra-group-patch-custom-pathless", { displayName: "Renamed", costCenterCode: "NEW-2" }),
-    );
+    const res = await patchedWith(group.id, "entra-group-patch-custom-pathless", {
+      displayName: "Renamed",
+      costCenterCode: "NEW-2",
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ displayName: "Renamed", [URN]: { costCenterCode: "NEW-2" } });
   });
@@ -104,13 +97,7 @@ describe("Entra custom group attributes", () => {
     const members = await patchGroup(t, entra, group.id, [{ op: "add", path: "members", value: [{ value: user }] }]);
     expect(members.statusCode, members.body).toBe(200);
     expect(await memberIds(t, entra, group.id)).toEqual([user]);
-    const renamed = await scim(
-      t,
-      entra,
-      "PATCH",
-      `/Groups/${group.id}`,
-      idpBody("okta-group-rename", { group: group.id }),
-    );
+    const renamed = await patchedWith(group.id, "okta-group-rename", { group: group.id });
     expect(renamed.statusCode, renamed.body).toBe(200);
     expect(renamed.json()[URN]).toEqual({ costCenterCode: v.costCenterCode, groupCode: v.groupCode });
   });
