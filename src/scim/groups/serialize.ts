@@ -79,12 +79,12 @@ const asksForMembers = (projection: Projection): boolean =>
  * extension objects the client governs (`own`, see splitExtensions).
  */
 export const patchableGroup = (group: Group, own?: Record<string, unknown>): ScimObject => {
-  const urns = own === undefined ? [] : Object.keys(own);
-  return {
-    schemas: [GROUP_SCHEMA, ...urns],
+  const core: ScimObject = {
+    schemas: [GROUP_SCHEMA],
     id: group.id,
     ...(group.externalId === null ? {} : { externalId: group.externalId }),
     displayName: group.displayName,
-    ...((urns.length === 0 ? {} : own) as ScimObject),
   };
+  if (own === undefined || Object.keys(own).length === 0) return core;
+  return { ...core, schemas: [GROUP_SCHEMA, ...Object.keys(own)], ...(own as ScimObject) };
 };
