@@ -8,6 +8,7 @@ export interface Database {
   identities: IdentitiesTable;
   identity_identifiers: IdentityIdentifiersTable;
   identity_extension_values: IdentityExtensionValuesTable;
+  group_extension_values: GroupExtensionValuesTable;
   directory_groups: DirectoryGroupsTable;
   group_user_members: GroupUserMembersTable;
   group_group_members: GroupGroupMembersTable;
@@ -106,11 +107,22 @@ export interface IdentityExtensionValuesTable {
   is_unique: boolean;
 }
 
+/** The same index for groups (0014-group-extensions). */
+export interface GroupExtensionValuesTable {
+  group_id: string;
+  organization_id: string;
+  attribute: string;
+  value: string;
+  is_unique: boolean;
+}
+
 export interface DirectoryGroupsTable {
   id: string;
   organization_id: string;
   display_name: string;
   external_id: string | null;
+  /** The group's extension objects keyed by schema URN (0014-group-extensions); null when it has none. */
+  extensions: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -27,3 +27,20 @@ export const CONTOSO_EXTENSION = {
     { name: "homeSite", type: "complex", subAttributes: [{ name: "code" }, { name: "floor", type: "integer" }] },
   ],
 };
+
+/** A Group extension as an admin would declare it for Entra's custom group attributes. */
+export const CONTOSO_GROUP_URN = "urn:ietf:params:scim:schemas:extension:Contoso:2.0:Group";
+
+export const CONTOSO_GROUP_EXTENSION = {
+  resource: "Group",
+  schema: CONTOSO_GROUP_URN,
+  name: "ContosoGroup",
+  attributes: [
+    { name: "costCenterCode", type: "string", filterable: true },
+    { name: "groupCode", type: "string", uniqueness: "server", caseExact: true },
+    { name: "mailEnabled", type: "boolean" },
+    { name: "createdOn", type: "dateTime", mutability: "immutable" },
+    { name: "internalNote", type: "string", returned: "never" },
+    { name: "owners", type: "complex", multiValued: true, subAttributes: [{ name: "value" }, { name: "display" }] },
+  ],
+};

@@ -31,7 +31,15 @@ export interface SeededClient {
 export async function seedClient(t: TestApp, client: Record<string, unknown> = {}): Promise<SeededClient> {
   const org = await adminCall(t, "POST", "/organizations", { name: "Acme" });
   if (org.statusCode !== 201) throw new Error(`organization create failed: ${org.body}`);
-  const organizationId = org.json().id as string;
+  return clientIn(t, org.json().id as string, client);
+}
+
+/** One more SCIM client in an existing organization, through the admin API. */
+export async function clientIn(
+  t: TestApp,
+  organizationId: string,
+  client: Record<string, unknown> = {},
+): Promise<SeededClient> {
   const secret = `scim-secret-${Math.random().toString(36).slice(2)}`;
   const created = await adminCall(t, "POST", "/scimClients", { organization_id: organizationId, secret, ...client });
   if (created.statusCode !== 201) throw new Error(`client create failed: ${created.body}`);

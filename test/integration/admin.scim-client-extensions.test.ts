@@ -120,7 +120,7 @@ describe("refused declarations", () => {
     await refused(many(11), /at most 10 extensions/);
   });
 
-  it("bad characteristics, unknown fields, indexes on what cannot be indexed, Group extensions", async () => {
+  it("bad characteristics, unknown fields, indexes on what cannot be indexed, resource types", async () => {
     const one = (attribute: Record<string, unknown>) => [{ ...OKTA_EXTENSION, attributes: [attribute] }];
     await refused(one({ name: "a", type: "binary" }), /type must be one of/);
     await refused(one({ name: "a", mutability: "sometimes" }), /mutability must be one of/);
@@ -138,7 +138,7 @@ describe("refused declarations", () => {
       }),
       /cannot be complex/,
     );
-    await refused([{ ...OKTA_EXTENSION, resource: "Group" }], /only User extensions/);
+    await refused([{ ...OKTA_EXTENSION, resource: "Device" }], /resource must be one of User, Group/);
     await refused([{ ...OKTA_EXTENSION, name: "" }], /name is required/);
     await refused({ schema: OKTA_EXTENSION.schema }, /must be an array/);
   });

@@ -30,7 +30,14 @@ beforeAll(async () => {
     from generate_series(1, ${n}::int) as i`.execute(db);
   await seed(org, 2000);
   await seed(noise, 40000);
+  // The groups of this organization and 10 000 of the other hold an indexed extension value (0014-group-extensions).
+  await sql`insert into group_extension_values (group_id, organization_id, attribute, value, is_unique)
+    select id, organization_id, 'urn:acme:group:code', external_id, true from directory_groups
+    where organization_id = ${org} union all
+    (select id, organization_id, 'urn:acme:group:code', external_id, true from directory_groups
+     where organization_id = ${noise} limit 10000)`.execute(db);
   await sql`analyze directory_groups`.execute(db);
+  await sql`analyze group_extension_values`.execute(db);
 });
 afterAll(async () => database.close());
 
@@ -84,6 +91,12 @@ const cases: [string, GroupFilter | undefined, GroupPage, string][] = [
     "directory_groups_org_id_idx",
   ],
   [
+    "extension attribute eq, offset page",
+    { attribute: "extension", key: "urn:acme:group:code", value: "ext-42" },
+    offset,
+    "group_extension_values_lookup_idx",
+  ],
+  [
     "displayName eq, cursor page",
     { attribute: "displayName", value: "Group 7" },
     { kind: "cursor", afterId: undefined, limit: 101 },
@@ -106,6 +119,11 @@ describe("GET /Groups statements use indexes", () => {
       "directory_groups_org_display_name_idx",
     ],
     ["externalId eq", { attribute: "externalId", value: "ext-1" } as const, "directory_groups_org_external_id_key"],
+    [
+      "extension attribute eq",
+      { attribute: "extension", key: "urn:acme:group:code", value: "ext-1" } as const,
+      "group_extension_values_lookup_idx",
+    ],
   ])("totalResults count, %s", async (_name, filter, index) => {
     const used = await plan(countQuery(database.db, org, filter));
     expect(seqScans(used)).toEqual([]);

@@ -1,5 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
+import {
+  CONTOSO_EXTENSION,
+  CONTOSO_GROUP_EXTENSION,
+  CONTOSO_GROUP_URN,
+  CONTOSO_URN,
+  OKTA_EXTENSION,
+  OKTA_URN,
+} from "../helpers/extensions.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
@@ -87,5 +94,43 @@ describe("discovery of declared extensions", () => {
     expect(res.json().detail).toMatch(/urn:okta:acme:1.0:user is required/);
     const ok = await scim(t, okta, "POST", "/Users", { userName: "with@acme.example", [OKTA_URN]: { level: 1 } });
     expect(ok.statusCode, ok.body).toBe(201);
+  });
+});
+
+describe("discovery of declared Group extensions", () => {
+  let both: SeededClient;
+  beforeAll(async () => {
+    both = await seedClient(t, { extensions: [OKTA_EXTENSION, { ...CONTOSO_GROUP_EXTENSION, required: true }] });
+  });
+
+  it("/Schemas and /Schemas/{urn} list the Group extension with full attribute definitions", async () => {
+    const ids = (await scim(t, both, "GET", "/Schemas")).json().Resources.map((s: { id: string }) => s.id);
+    expect(ids).toContain(CONTOSO_GROUP_URN);
+    const res = await scim(t, both, "GET", `/Schemas/${CONTOSO_GROUP_URN}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: CONTOSO_GROUP_URN, name: "ContosoGroup" });
+    expect(res.json().attributes.find((a: { name: string }) => a.name === "owners")).toMatchObject({
+      type: "complex",
+      multiValued: true,
+      subAttributes: [
+        { name: "value", type: "string" },
+        { name: "display", type: "string" },
+      ],
+    });
+    expect(res.json().attributes.find((a: { name: string }) => a.name === "groupCode")).toMatchObject({
+      uniqueness: "server",
+      caseExact: true,
+    });
+  });
+
+  it("/ResourceTypes/Group lists it under schemaExtensions with required; /ResourceTypes/User does not", async () => {
+    const group = await scim(t, both, "GET", "/ResourceTypes/Group");
+    expect(group.json().schemaExtensions).toEqual([{ schema: CONTOSO_GROUP_URN, required: true }]);
+    const user = await scim(t, both, "GET", "/ResourceTypes/User");
+    expect(user.json().schemaExtensions).toEqual([
+      { schema: ENTERPRISE_SCHEMA, required: false },
+      { schema: OKTA_URN, required: false },
+    ]);
+    expect((await scim(t, plain, "GET", "/ResourceTypes/Group")).json().schemaExtensions).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /** Why a group change was refused; the protocol adapter maps each reason to its own error (SCIM: spec section 7). */
-export type GroupErrorReason = "externalIdTaken" | "invalidMember" | "cycle";
+export type GroupErrorReason = "externalIdTaken" | "extensionValueTaken" | "invalidMember" | "cycle";
 
 export class GroupError extends Error {
   readonly reason: GroupErrorReason;

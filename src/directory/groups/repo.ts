@@ -5,18 +5,25 @@ import { executePrepared } from "../../storage/prepared.js";
 import type { Database, DirectoryGroupsTable } from "../../storage/schema.js";
 import { organizationTotal } from "../resource-counts.js";
 import { GroupError } from "./errors.js";
-import type { Group, GroupFilter, GroupPage } from "./types.js";
+import { GROUP_EXTENSION_INDEX, indexedMatches } from "../extension-index.js";
+import type { Group, GroupExtensions, GroupFilter, GroupPage } from "./types.js";
 
 /** The pool or a transaction: repository functions run wherever the service runs them. */
 export type Executor = Kysely<Database>;
 
 const EXTERNAL_ID_KEY = "directory_groups_org_external_id_key";
+/** The partial unique index that enforces `uniqueness: "server"` of Group extension attributes (0014). */
+export const GROUP_EXTENSION_UNIQUE_KEY = "group_extension_values_unique_key";
+
+const extensionsJson = (extensions: GroupExtensions | null | undefined): string | null =>
+  extensions === null || extensions === undefined ? null : JSON.stringify(extensions);
 
 const toGroup = (row: Selectable<DirectoryGroupsTable>): Group => ({
   id: row.id,
   organizationId: row.organization_id,
   displayName: row.display_name,
   externalId: row.external_id,
+  extensions: row.extensions ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -67,7 +74,7 @@ export async function lockGroupAndParents(db: Executor, orgId: string, id: strin
 export async function insertGroup(
   db: Executor,
   orgId: string,
-  row: { id: string; displayName: string; externalId: string | null; now: Date },
+  row: { id: string; displayName: string; externalId: string | null; extensions?: GroupExtensions | null; now: Date },
 ): Promise<Group> {
   try {
     const inserted = await db
@@ -77,6 +84,7 @@ export async function insertGroup(
         organization_id: orgId,
         display_name: row.displayName,
         external_id: row.externalId,
+        extensions: extensionsJson(row.extensions),
         created_at: row.now,
         updated_at: row.now,
       })
@@ -92,11 +100,12 @@ export async function updateGroup(
   db: Executor,
   orgId: string,
   id: string,
-  row: { displayName: string; externalId: string | null; now: Date },
+  row: { displayName: string; externalId: string | null; extensions: GroupExtensions | null; now: Date },
 ): Promise<Group> {
   try {
     const { rows } = await sql<Selectable<DirectoryGroupsTable>>`${sql.raw(PREPARED)}update directory_groups
-      set display_name = ${row.displayName}, external_id = ${row.externalId}, updated_at = ${row.now}
+      set display_name = ${row.displayName}, external_id = ${row.externalId},
+        extensions = ${extensionsJson(row.extensions)}::jsonb, updated_at = ${row.now}
       where organization_id = ${orgId} and id = ${id}
       returning *`.execute(db);
     const [updated] = rows;
@@ -144,6 +153,10 @@ function filtered(db: Executor, orgId: string, filter: GroupFilter | undefined):
   const base = db.selectFrom("directory_groups").selectAll().where("organization_id", "=", orgId);
   if (filter === undefined) return base;
   if (filter.attribute === "externalId") return base.where("external_id", "=", filter.value);
+  if (filter.attribute === "extension") {
+    // One index for every tenant's Group extension attributes: group_extension_values_lookup_idx.
+    return base.where("id", "in", indexedMatches(GROUP_EXTENSION_INDEX, orgId, filter.key, filter.value));
+  }
   return base.where(sql<string>`lower(display_name)`, "=", sql<string>`lower(${filter.value})`);
 }
 

@@ -6,6 +6,7 @@ import type { Database } from "../../storage/schema.js";
 import type { DirectoryEvent, EventSink } from "../events.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { groupEvent, membershipEvents } from "./events.js";
+import { indexExtensions, sameExtensions } from "./extension-index.js";
 import { lockNesting, membersJson } from "./membership-repo.js";
 import { applyMembership, type NestingLock, NestingLockBusy } from "./memberships.js";
 import {
@@ -56,21 +57,38 @@ export class GroupService {
         id: uuidv7(now.getTime()),
         displayName: input.displayName,
         externalId: input.externalId,
+        extensions: input.extensions ?? null,
         now,
       });
+      await indexExtensions(trx, client, group, undefined);
       const effect = await applyMembership(trx, orgId, group.id, [{ kind: "add", members: input.members }], nesting);
-      await this.#record(trx, client, [groupEvent("group.created", group), ...membershipEvents(group, effect)]);
+      await this.#record(trx, client, [
+        groupEvent("group.created", group, client),
+        ...membershipEvents(group, effect, client),
+      ]);
       return group;
     });
   }
 
-  /** RFC 7644 §3.5.1: PUT replaces displayName, externalId and the whole member list. */
-  replace(orgId: string, client: ScimClient, id: string, input: GroupInput): Promise<Group | undefined> {
-    return this.patch(orgId, client, id, () => ({
-      displayName: input.displayName,
-      externalId: input.externalId,
-      membership: [{ kind: "replace", members: input.members }],
-    }));
+  /**
+   * RFC 7644 §3.5.1: PUT replaces displayName, externalId, the extensions and the whole member list; `input` is
+   * computed from the locked current group (another client's extension objects stay).
+   */
+  replace(
+    orgId: string,
+    client: ScimClient,
+    id: string,
+    input: (current: Group) => GroupInput,
+  ): Promise<Group | undefined> {
+    return this.patch(orgId, client, id, (current) => {
+      const replaced = input(current);
+      return {
+        displayName: replaced.displayName,
+        externalId: replaced.externalId,
+        membership: [{ kind: "replace", members: replaced.members }],
+        extensions: replaced.extensions ?? null,
+      };
+    });
   }
 
   /**
@@ -89,11 +107,14 @@ export class GroupService {
       const change = plan(current);
       const effect = await applyMembership(trx, orgId, id, change.membership, nesting);
       const renamed = change.displayName !== current.displayName || change.externalId !== current.externalId;
-      if (!renamed && !effect.changed) return current;
+      const extended = change.extensions !== undefined && !sameExtensions(change.extensions, current.extensions);
+      if (!renamed && !extended && !effect.changed) return current;
 
-      const group = await updateGroup(trx, orgId, id, { ...change, now: this.#clock.now() });
-      const updated = renamed || effect.groupsChanged ? [groupEvent("group.updated", group)] : [];
-      await this.#record(trx, client, [...updated, ...membershipEvents(group, effect)]);
+      const extensions = extended ? (change.extensions ?? null) : current.extensions;
+      const group = await updateGroup(trx, orgId, id, { ...change, extensions, now: this.#clock.now() });
+      if (extended) await indexExtensions(trx, client, group, current);
+      const updated = renamed || extended || effect.groupsChanged ? [groupEvent("group.updated", group, client)] : [];
+      await this.#record(trx, client, [...updated, ...membershipEvents(group, effect, client)]);
       return group;
     });
   }
@@ -111,8 +132,8 @@ export class GroupService {
       const parents = await touchParentsOf(trx, orgId, id, this.#clock.now());
       await deleteGroup(trx, orgId, id);
       await this.#record(trx, client, [
-        groupEvent("group.deleted", current),
-        ...parents.map((p) => groupEvent("group.updated", p)),
+        groupEvent("group.deleted", current, client),
+        ...parents.map((p) => groupEvent("group.updated", p, client)),
       ]);
       return true;
     });

@@ -4,9 +4,14 @@ export interface Group {
   readonly organizationId: string;
   readonly displayName: string;
   readonly externalId: string | null;
+  /** Custom schema extension objects keyed by URN, as validated (docs/scim-extensions.md); null when none. */
+  readonly extensions: GroupExtensions | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
+
+/** A group's extension objects, each keyed by its schema URN; the clients that did not declare one do not see it. */
+export type GroupExtensions = Readonly<Record<string, unknown>>;
 
 export type MemberKind = "User" | "Group";
 
@@ -32,6 +37,8 @@ export interface GroupInput {
   readonly displayName: string;
   readonly externalId: string | null;
   readonly members: readonly MemberRef[];
+  /** Every extension object the group is to hold (the writer's and other clients'); null for none. */
+  readonly extensions?: GroupExtensions | null;
 }
 
 /** What a PATCH asks for, computed from the locked current group inside the transaction. */
@@ -39,11 +46,15 @@ export interface GroupPatch {
   readonly displayName: string;
   readonly externalId: string | null;
   readonly membership: readonly MembershipChange[];
+  /** Every extension object the group is to hold; undefined leaves them as they are. */
+  readonly extensions?: GroupExtensions | null;
 }
 
 export type GroupFilter =
   | { readonly attribute: "displayName"; readonly value: string }
-  | { readonly attribute: "externalId"; readonly value: string };
+  | { readonly attribute: "externalId"; readonly value: string }
+  /** An indexed extension attribute: `key` as the extension index stores it, `value` already case-folded. */
+  | { readonly attribute: "extension"; readonly key: string; readonly value: string };
 
 export type GroupPage =
   | { readonly kind: "offset"; readonly offset: number; readonly limit: number }

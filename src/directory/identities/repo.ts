@@ -4,8 +4,8 @@ import { executePrepared, prepared } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import { organizationTotal } from "../resource-counts.js";
 import type { Identifier } from "./document.js";
-import type { IndexedAttribute } from "../scim-clients/extensions.js";
 import type { ExtensionValue } from "./extension-values.js";
+import { IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index.js";
 import type { CursorPage, GroupRef, OffsetPage, UserFilter, UserPage } from "./types.js";
 
 /** Kysely only: every query filters on the organization and is served by an index of 0001-foundation. */
@@ -300,63 +300,14 @@ const extensionClause = (values: readonly ExtensionValue[]) =>
         ${values.map((x) => x.unique)}::boolean[]) as v(attribute, value, is_unique)
     )`;
 
-/**
- * Replaces an identity's rows of the extension index for the attributes `keys` (those the writing client
- * indexes; other clients' rows stay). A taken unique value fails with EXTENSION_UNIQUE_KEY.
- */
-export async function replaceExtensionValues(
+/** Replaces an identity's rows of the extension index for the attributes `keys` (see replaceIndexedValues). */
+export const replaceExtensionValues = (
   trx: Transaction<Database>,
   orgId: string,
   identityId: string,
   keys: readonly string[],
   values: readonly ExtensionValue[],
-): Promise<void> {
-  await trx
-    .deleteFrom("identity_extension_values")
-    .where("identity_id", "=", identityId)
-    .where("attribute", "in", keys)
-    .execute();
-  if (values.length === 0) return;
-  await trx
-    .insertInto("identity_extension_values")
-    .values(
-      values.map((v) => ({
-        identity_id: identityId,
-        organization_id: orgId,
-        attribute: v.attribute,
-        value: v.value,
-        is_unique: v.unique,
-      })),
-    )
-    .execute();
-}
-
-/**
- * Rebuilds the extension index of an organization for attributes a client newly indexes (or indexes differently),
- * from the stored documents: one statement per attribute over the organization's users. A value that several users
- * already repeat keeps its first holder only (ON CONFLICT DO NOTHING on the unique index).
- */
-export async function reindexExtensionAttributes(
-  trx: Transaction<Database>,
-  orgId: string,
-  attributes: readonly IndexedAttribute[],
-): Promise<void> {
-  for (const a of attributes) {
-    await trx
-      .deleteFrom("identity_extension_values")
-      .where("organization_id", "=", orgId)
-      .where("attribute", "=", a.key)
-      .execute();
-    const raw = sql<string>`i.scim -> ${a.schema}::text ->> ${a.name}::text`;
-    await sql`insert into identity_extension_values (identity_id, organization_id, attribute, value, is_unique)
-      select i.id, i.organization_id, ${a.key}, ${a.caseExact ? raw : sql`lower(${raw})`}, ${a.unique}
-      from identities i
-      where i.organization_id = ${orgId} and jsonb_typeof(i.scim -> ${a.schema}::text -> ${a.name}::text) = 'string'
-        and ${raw} <> ''
-      order by i.id
-      on conflict do nothing`.execute(trx);
-  }
-}
+): Promise<void> => replaceIndexedValues(trx, IDENTITY_EXTENSION_INDEX, orgId, identityId, keys, values);
 
 export async function updateUser(
   trx: Transaction<Database>,

@@ -50,16 +50,20 @@ export interface ExtensionDeclaration {
   readonly schema: string;
   readonly name: string;
   readonly description: string;
-  readonly resource: "User";
+  readonly resource: ExtensionResource;
   /** RFC 7643 §6 schemaExtensions.required: every resource of the type must carry the extension. */
   readonly required: boolean;
   readonly attributes: readonly ExtensionAttribute[];
 }
 
+/** The resource type an extension adds to (RFC 7643 §6 schemaExtensions). */
+export type ExtensionResource = "User" | "Group";
+const RESOURCES: readonly ExtensionResource[] = ["User", "Group"];
+
 /** What the client does with a body keyed by a schema URN it has not declared. */
 export type UnknownExtensions = "reject" | "store";
 
-/** An extension attribute whose values are indexed (filterable or unique), as the identities side table keys it. */
+/** An extension attribute whose values are indexed (filterable or unique), as the side tables of users and groups key it. */
 export interface IndexedAttribute {
   readonly schema: string;
   readonly name: string;
@@ -237,17 +241,14 @@ export function parseExtensions(raw: unknown): ExtensionDeclaration[] {
     if (reserved !== undefined) fail(`${at}.schema ${schema} clashes with the standard schema ${reserved}`);
     const twin = declared.find((d) => overlaps(d.schema, schema));
     if (twin !== undefined) fail(`${at}.schema ${schema} clashes with the extension ${twin.schema} of this client`);
-    const resource = item.resource ?? "User";
-    if (resource !== "User") {
-      fail(`${at}.resource: only User extensions are supported (Group extensions are not yet)`);
-    }
+    const resource = oneOf(item, "resource", at, RESOURCES, "User");
     const name = text(item, "name", at, MAX_NAME_LENGTH);
     if (name === undefined || name.trim() === "") return fail(`${at}.name is required`);
     declared.push({
       schema,
       name,
       description: text(item, "description", at, MAX_DESCRIPTION_LENGTH) ?? "",
-      resource: "User",
+      resource,
       required: flag(item, "required", at),
       attributes: parseAttributes(item.attributes, `${at}.attributes`, MAX_ATTRIBUTES_PER_EXTENSION, false),
     });
@@ -259,17 +260,37 @@ export function parseExtensions(raw: unknown): ExtensionDeclaration[] {
 export const storedExtensions = (raw: unknown): readonly ExtensionDeclaration[] =>
   Array.isArray(raw) ? (raw as ExtensionDeclaration[]) : [];
 
-/** The attributes whose values the identities side table indexes, in declaration order. */
-export function indexedAttributesOf(extensions: readonly ExtensionDeclaration[]): readonly IndexedAttribute[] {
+/** The attributes of a resource type's extensions whose values its side table indexes, in declaration order. */
+export function indexedAttributesOf(
+  extensions: readonly ExtensionDeclaration[],
+  resource: ExtensionResource = "User",
+): readonly IndexedAttribute[] {
   return extensions.flatMap((e) =>
-    e.attributes
-      .filter((a) => a.filterable || a.uniqueness === "server")
-      .map((a) => ({
-        schema: e.schema,
-        name: a.name,
-        key: lower(`${e.schema}:${a.name}`),
-        caseExact: a.caseExact,
-        unique: a.uniqueness === "server",
-      })),
+    e.resource !== resource
+      ? []
+      : e.attributes
+          .filter((a) => a.filterable || a.uniqueness === "server")
+          .map((a) => ({
+            schema: e.schema,
+            name: a.name,
+            key: lower(`${e.schema}:${a.name}`),
+            caseExact: a.caseExact,
+            unique: a.uniqueness === "server",
+          })),
+  );
+}
+
+/**
+ * The attributes of `resource` that `after` indexes and `before` did not (or indexed differently): their values
+ * written before the change are indexed when the declaration changes (docs/scim-extensions.md).
+ */
+export function newlyIndexed(
+  before: readonly ExtensionDeclaration[],
+  after: readonly ExtensionDeclaration[],
+  resource: ExtensionResource,
+): readonly IndexedAttribute[] {
+  const old = indexedAttributesOf(before, resource);
+  return indexedAttributesOf(after, resource).filter(
+    (a) => !old.some((o) => o.key === a.key && o.caseExact === a.caseExact && o.unique === a.unique),
   );
 }

@@ -4,7 +4,7 @@ import type { RequestLogMode, ScimClientsTable } from "../../storage/schema.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
 import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.js";
 import type { Clock } from "../../platform/clock.js";
-import { reindexExtensionAttributes } from "../identities/repo.js";
+import { reindexDeclared } from "../extension-index.js";
 import { ScimClientCache } from "./cache.js";
 import {
   type ExtensionDeclaration,
@@ -217,12 +217,8 @@ export class ScimClientService {
         .returningAll()
         .executeTakeFirst();
       if (updated !== undefined && before !== undefined && changes.extensions !== undefined) {
-        // Users written before an attribute became filterable or unique are indexed now (docs/scim-extensions.md).
-        const old = indexedAttributesOf(storedExtensions(before.extensions));
-        const fresh = indexedAttributesOf(changes.extensions).filter(
-          (a) => !old.some((o) => o.key === a.key && o.caseExact === a.caseExact && o.unique === a.unique),
-        );
-        await reindexExtensionAttributes(trx, updated.organization_id, fresh);
+        // Users and groups written before an attribute became filterable or unique are indexed now.
+        await reindexDeclared(trx, updated.organization_id, storedExtensions(before.extensions), changes.extensions);
       }
       return updated;
     });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GroupError } from "../../directory/groups/errors.js";
+import { groupIndexedAttributes } from "../../directory/groups/extension-index.js";
 import type { Group, GroupFilter } from "../../directory/groups/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { badRequest, ScimError } from "../errors.js";
@@ -11,6 +12,9 @@ import { listResponse, pageRequestOf } from "../query/list-page.js";
 import { parseListQuery, parseProjection } from "../query/list-query.js";
 import type { Projection } from "../query/projection.js";
 import { stringifyWithRaw } from "../raw-json.js";
+import { extensionLookup, indexedValue, registryOf } from "../schema/client-registry.js";
+import { CORE_REGISTRY } from "../schema/registry.js";
+import { extensionsToStore, groupExtensionsOf, splitExtensions } from "./extensions.js";
 import { groupLocation, memberFieldsOf, patchableGroup, renderGroup } from "./serialize.js";
 import { groupPatchOf, parseGroupBody } from "./validate.js";
 
@@ -20,7 +24,9 @@ const translate = async <T>(run: () => Promise<T>): Promise<T> => {
     return await run();
   } catch (e) {
     if (!(e instanceof GroupError)) throw e;
-    if (e.reason === "externalIdTaken") throw new ScimError(409, "uniqueness", e.message);
+    if (e.reason === "externalIdTaken" || e.reason === "extensionValueTaken") {
+      throw new ScimError(409, "uniqueness", e.message);
+    }
     throw badRequest("invalidValue", `members: ${e.message}`);
   }
 };
@@ -29,6 +35,7 @@ const notFound = (id: string): ScimError => new ScimError(404, undefined, `Group
 
 const groupFilterOf = (filter: EqFilter | undefined): GroupFilter | undefined => {
   if (filter === undefined) return undefined;
+  if (filter.attribute === "extension") return { attribute: "extension", key: filter.key, value: indexedValue(filter) };
   if (filter.attribute === "displayName" || filter.attribute === "externalId") {
     return { attribute: filter.attribute, value: filter.value };
   }
@@ -56,7 +63,8 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
             baseUrl,
           );
     const members = (id: string) => (fields === undefined ? undefined : (known ?? texts.get(id) ?? "[]"));
-    return rows.map((g) => renderGroup(g, baseUrl, projection, members(g.id)));
+    const registry = registryOf(req.scimClient);
+    return rows.map((g) => renderGroup(g, baseUrl, projection, members(g.id), registry));
   };
 
   const sendGroup = async (req: FastifyRequest, reply: FastifyReply, group: Group, status = 200, known?: string) => {
@@ -71,7 +79,8 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
   };
 
   scope.get("/Groups", async (req, reply) => {
-    const query = parseListQuery("Group", req.query as Record<string, unknown>);
+    const indexed = groupIndexedAttributes(req.scimClient);
+    const query = parseListQuery("Group", req.query as Record<string, unknown>, extensionLookup(indexed));
     const { request, context } = pageRequestOf("Group", req.scimClient.clientId, query, deps.cursors);
     const page = await groups.list(orgOf(req), groupFilterOf(query.filter), request);
     const shown = page.rows.slice(0, query.page.count);
@@ -83,7 +92,7 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
   });
 
   scope.post("/Groups", async (req, reply) => {
-    const input = parseGroupBody(req.body);
+    const input = parseGroupBody(req.body, registryOf(req.scimClient));
     const group = await translate(() => groups.create(orgOf(req), req.scimClient, input));
     reply.header("location", groupLocation(baseUrlOf(req), group.id));
     // A group created without members has none to read back.
@@ -99,18 +108,31 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
 
   scope.put("/Groups/:id", async (req, reply) => {
     const id = idOf(req);
-    const input = parseGroupBody(req.body);
-    const group = await translate(() => groups.replace(orgOf(req), req.scimClient, id, input));
+    const registry = registryOf(req.scimClient);
+    const input = parseGroupBody(req.body, registry);
+    // RFC 7644 §3.5.1: PUT replaces what this client sees; another client's extensions stay.
+    const replaced = (current: Group) =>
+      registry === CORE_REGISTRY
+        ? { ...input, extensions: current.extensions }
+        : { ...input, extensions: extensionsToStore(input.extensions ?? null, current, registry) };
+    const group = await translate(() => groups.replace(orgOf(req), req.scimClient, id, replaced));
     if (group === undefined) throw notFound(id);
     return sendGroup(req, reply, group);
   });
 
   scope.patch("/Groups/:id", async (req, reply) => {
     const id = idOf(req);
+    const registry = registryOf(req.scimClient);
     const group = await translate(() =>
       groups.patch(orgOf(req), req.scimClient, id, (current) => {
-        const result = applyPatch("Group", patchableGroup(current), req.body);
-        return groupPatchOf(result.resource, result.members);
+        if (registry === CORE_REGISTRY) {
+          const result = applyPatch("Group", patchableGroup(current), req.body);
+          return groupPatchOf(result.resource, result.members);
+        }
+        const { own } = splitExtensions(current, registry);
+        const result = applyPatch("Group", patchableGroup(current, own), req.body, registry);
+        const extensions = groupExtensionsOf(result.resource, registry);
+        return groupPatchOf(result.resource, result.members, extensionsToStore(extensions, current, registry));
       }),
     );
     if (group === undefined) throw notFound(id);

@@ -2,15 +2,21 @@ import type { Group, MemberFields } from "../../directory/groups/types.js";
 import type { ScimObject } from "../patch/types.js";
 import { type Projection, project } from "../query/projection.js";
 import { RawJson } from "../raw-json.js";
-import { GROUP_SCHEMA } from "../schema/registry.js";
+import { CORE_REGISTRY, GROUP_SCHEMA, type SchemaRegistry } from "../schema/registry.js";
+import { hiddenOf } from "../users/extension-render.js";
+import { shownExtensions } from "./extensions.js";
 
-/** Spec 2.3: the group's own attributes and meta; `members` is a placeholder the caller fills with RawJson. */
-const groupObject = (group: Group, baseUrl: string): Record<string, unknown> => ({
-  schemas: [GROUP_SCHEMA],
+/**
+ * Spec 2.3: the group's own attributes, the extension objects the client sees (their URNs in `schemas`) and meta;
+ * `members` is a placeholder the caller fills with RawJson.
+ */
+const groupObject = (group: Group, baseUrl: string, shown: readonly [string, unknown][]): Record<string, unknown> => ({
+  schemas: shown.length === 0 ? [GROUP_SCHEMA] : [GROUP_SCHEMA, ...shown.map(([urn]) => urn)],
   id: group.id,
   ...(group.externalId === null ? {} : { externalId: group.externalId }),
   displayName: group.displayName,
   members: [],
+  ...(shown.length === 0 ? {} : Object.fromEntries(shown)),
   meta: {
     resourceType: "Group",
     created: group.createdAt.toISOString(),
@@ -45,8 +51,13 @@ export function renderGroup(
   baseUrl: string,
   projection: Projection,
   members: string | undefined,
+  registry: SchemaRegistry = CORE_REGISTRY,
 ): Record<string, unknown> {
-  const projected = project("Group", groupObject(group, baseUrl), projection);
+  const shown = shownExtensions(group, registry);
+  const whole = groupObject(group, baseUrl, shown);
+  // Declared attributes returned "never" (or "request", unless asked for) are left out (RFC 7643 §7).
+  if (shown.length > 0) hiddenOf(registry, whole, projection, "Group");
+  const projected = project("Group", whole, projection, registry);
   if ("members" in projected) {
     // As for a User's multi-valued attributes, none is left out — unless the client asked for members by name.
     const none = members === undefined || (EMPTY_LIST.test(members) && !asksForMembers(projection));
@@ -63,10 +74,17 @@ const MEMBERS = /^(urn:ietf:params:scim:schemas:core:2\.0:group:)?members(\.|$)/
 const asksForMembers = (projection: Projection): boolean =>
   (projection.attributes ?? []).some((name) => MEMBERS.test(name.trim()));
 
-/** The group as the PATCH engine sees it: attributes without members (they change through MemberOps). */
-export const patchableGroup = (group: Group): ScimObject => ({
-  schemas: [GROUP_SCHEMA],
-  id: group.id,
-  ...(group.externalId === null ? {} : { externalId: group.externalId }),
-  displayName: group.displayName,
-});
+/**
+ * The group as the PATCH engine sees it: attributes without members (they change through MemberOps), and the
+ * extension objects the client governs (`own`, see splitExtensions).
+ */
+export const patchableGroup = (group: Group, own?: Record<string, unknown>): ScimObject => {
+  const core: ScimObject = {
+    schemas: [GROUP_SCHEMA],
+    id: group.id,
+    ...(group.externalId === null ? {} : { externalId: group.externalId }),
+    displayName: group.displayName,
+  };
+  if (own === undefined || Object.keys(own).length === 0) return core;
+  return { ...core, schemas: [GROUP_SCHEMA, ...Object.keys(own)], ...(own as ScimObject) };
+};

@@ -1,5 +1,6 @@
 import type { ExtensionAttribute, IndexedAttribute } from "../../directory/scim-clients/extensions.js";
 import type { ScimClient } from "../../directory/scim-clients/service.js";
+import type { ExtensionFilterLookup } from "../query/filter.js";
 import { CORE_REGISTRY, SchemaRegistry } from "./registry.js";
 import type { AttributeDefinition } from "./types.js";
 
@@ -43,8 +44,21 @@ export function registryOf(client: ScimClient): SchemaRegistry {
   return registry;
 }
 
-/** The client's indexed attribute named by a filter's schema URN and attribute name (case-insensitive). */
-export function indexedAttribute(client: ScimClient, urn: string, name: string): IndexedAttribute | undefined {
-  const key = `${urn}:${name}`.toLowerCase();
-  return client.indexedAttributes.find((a) => a.key === key);
-}
+/**
+ * The filter parser's view of a resource type's indexed extension attributes (a schema URN, or none, and a name,
+ * case-insensitively); undefined when there are none, as for most clients.
+ */
+export const extensionLookup = (indexed: readonly IndexedAttribute[]): ExtensionFilterLookup | undefined =>
+  indexed.length === 0
+    ? undefined
+    : (urn, name) => {
+        if (urn !== undefined) {
+          const key = `${urn}:${name}`.toLowerCase();
+          return indexed.find((a) => a.key === key);
+        }
+        return indexed.find((a) => a.name.toLowerCase() === name.toLowerCase());
+      };
+
+/** An extension filter's value as the index holds it: lower-cased unless the attribute is caseExact (RFC 7643 §2.2). */
+export const indexedValue = (filter: { readonly caseExact: boolean; readonly value: string }): string =>
+  filter.caseExact ? filter.value : filter.value.toLowerCase();

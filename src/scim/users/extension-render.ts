@@ -1,5 +1,5 @@
 import type { Projection } from "../query/projection.js";
-import { ENTERPRISE_USER_SCHEMA, type SchemaRegistry, USER_SCHEMA } from "../schema/registry.js";
+import { ENTERPRISE_USER_SCHEMA, type ResourceName, type SchemaRegistry, USER_SCHEMA } from "../schema/registry.js";
 
 type Json = Record<string, unknown>;
 
@@ -24,10 +24,10 @@ export function knownSchemas(out: Json, schemas: readonly unknown[]): unknown[] 
 }
 
 /** Declared attributes a response leaves out, per extension URN: returned "never", and "request" unless asked. */
-const hiddenAttributes = (registry: SchemaRegistry) =>
-  registry.memo("users.hidden", () => {
+const hiddenAttributes = (registry: SchemaRegistry, resource: ResourceName = "User") =>
+  registry.memo(`${resource}.hidden`, () => {
     const hidden = new Map<string, { never: string[]; request: string[] }>();
-    for (const schema of registry.schemasFor("User")) {
+    for (const schema of registry.schemasFor(resource)) {
       const never = schema.attributes.filter((a) => a.returned === "never").map((a) => a.name);
       const request = schema.attributes.filter((a) => a.returned === "request").map((a) => a.name);
       if (never.length + request.length > 0) hidden.set(schema.id, { never, request });
@@ -36,9 +36,14 @@ const hiddenAttributes = (registry: SchemaRegistry) =>
   });
 
 /** Removes the hidden attributes of `out`'s extension objects in place (see hiddenAttributes). */
-export function hiddenOf(registry: SchemaRegistry, out: Json, projection: Projection): void {
+export function hiddenOf(
+  registry: SchemaRegistry,
+  out: Json,
+  projection: Projection,
+  resource: ResourceName = "User",
+): void {
   const asked = projection.attributes !== undefined && projection.attributes.length > 0;
-  for (const [urn, { never, request }] of hiddenAttributes(registry)) {
+  for (const [urn, { never, request }] of hiddenAttributes(registry, resource)) {
     const object = out[urn];
     if (typeof object !== "object" || object === null || Array.isArray(object)) continue;
     const copy: Json = { ...(object as Json) };

@@ -1,7 +1,7 @@
 import { badRequest, type ScimError } from "../errors.js";
 import { isObject } from "../patch/json.js";
 import type { JsonObject, JsonValue } from "../patch/types.js";
-import { ENTERPRISE_USER_SCHEMA, type SchemaRegistry, USER_SCHEMA } from "../schema/registry.js";
+import { ENTERPRISE_USER_SCHEMA, type ResourceName, type SchemaRegistry, USER_SCHEMA } from "../schema/registry.js";
 import type { AttributeDefinition } from "../schema/types.js";
 
 const invalidSyntax = (detail: string): ScimError => badRequest("invalidSyntax", detail);
@@ -31,14 +31,14 @@ function checkDateTimes(attribute: AttributeDefinition, value: JsonValue | undef
  * The declared extensions' rules on a validated document (docs/scim-extensions.md): a required extension is
  * present, a present extension carries its required attributes, dateTime values are dates.
  */
-export function checkExtensionRules(registry: SchemaRegistry, scim: JsonObject): void {
+export function checkExtensionRules(registry: SchemaRegistry, scim: JsonObject, resource: ResourceName = "User"): void {
   const required = new Set(
     registry
-      .resourceTypeOf("User")
+      .resourceTypeOf(resource)
       .schemaExtensions.filter((e) => e.required)
       .map((e) => e.schema),
   );
-  for (const schema of registry.schemasFor("User")) {
+  for (const schema of registry.schemasFor(resource).slice(1)) {
     if (STANDARD.has(schema.id)) continue;
     const object = scim[schema.id];
     if (!isObject(object)) {
@@ -68,8 +68,13 @@ export function storedVerbatim(scim: JsonObject, verbatim: ReadonlyMap<string, R
  * RFC 7643 §2.2 `immutable`: a declared attribute may be set while it has no value, never changed or removed after
  * (400 mutability, as RFC 7644 §3.5.2 answers a forbidden modification). Compared as stored, per extension object.
  */
-export function checkImmutable(registry: SchemaRegistry, before: JsonObject, after: JsonObject): void {
-  for (const schema of registry.schemasFor("User")) {
+export function checkImmutable(
+  registry: SchemaRegistry,
+  before: JsonObject,
+  after: JsonObject,
+  resource: ResourceName = "User",
+): void {
+  for (const schema of registry.schemasFor(resource).slice(1)) {
     if (STANDARD.has(schema.id)) continue;
     const old = before[schema.id];
     if (!isObject(old)) continue;

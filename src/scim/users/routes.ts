@@ -12,7 +12,7 @@ import { listResponse, pageRequestOf } from "../query/list-page.js";
 import { parseListQuery, parseProjection } from "../query/list-query.js";
 import { includes, type Projection } from "../query/projection.js";
 import { rawArray, stringifyWithRaw } from "../raw-json.js";
-import { indexedAttribute, registryOf } from "../schema/client-registry.js";
+import { extensionLookup, indexedValue, registryOf } from "../schema/client-registry.js";
 import { CORE_REGISTRY, type SchemaRegistry } from "../schema/registry.js";
 import type { JsonObject } from "../patch/types.js";
 import { isPlainSchemas } from "./extension-render.js";
@@ -52,24 +52,10 @@ function userFilter(filter: EqFilter | undefined): UserFilter | undefined {
   if (filter === undefined) return undefined;
   if (filter.attribute === "displayName") throw new ScimError(400, "invalidFilter", "displayName is a Group filter");
   if (filter.attribute === "extension") {
-    // The index holds values as compared: lower-cased unless the attribute is caseExact (RFC 7643 §2.2).
-    return {
-      attribute: "extension",
-      key: filter.key,
-      value: filter.caseExact ? filter.value : filter.value.toLowerCase(),
-    };
+    return { attribute: "extension", key: filter.key, value: indexedValue(filter) };
   }
   return { attribute: filter.attribute, value: filter.value };
 }
-
-/** A client's filterable extension attributes for the filter parser; undefined for a client without any. */
-const extensionLookup = (client: FastifyRequest["scimClient"]) =>
-  client.indexedAttributes.length === 0
-    ? undefined
-    : (urn: string | undefined, name: string) =>
-        urn === undefined
-          ? client.indexedAttributes.find((a) => a.name.toLowerCase() === name.toLowerCase())
-          : indexedAttribute(client, urn, name);
 
 /** Spec 4.2: /Users and /Users/{id}; every response that returns a user honours the projection (spec 4.4). */
 export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void {
@@ -163,7 +149,7 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
   scope.get("/Users", async (req, reply) => {
     const client = req.scimClient;
     const registry = registryOf(client);
-    const query = parseListQuery("User", req.query as Query, extensionLookup(client));
+    const query = parseListQuery("User", req.query as Query, extensionLookup(client.indexedAttributes));
     const { request, context } = pageRequestOf("User", client.clientId, query, deps.cursors);
     const projection: Projection = { attributes: query.attributes, excludedAttributes: query.excludedAttributes };
     if (isWhole(projection)) {

@@ -1,8 +1,7 @@
 import type { UserWrite } from "../../directory/identities/types.js";
-import { badRequest, ScimError } from "../errors.js";
+import { badRequest, type ScimError } from "../errors.js";
 import { isObject } from "../patch/json.js";
-import type { JsonObject, JsonValue } from "../patch/types.js";
-import { normalizeElements, normalizeSingle } from "../patch/values.js";
+import type { JsonObject } from "../patch/types.js";
 import {
   COMMON_ATTRIBUTES,
   CORE_REGISTRY,
@@ -12,6 +11,13 @@ import {
   USER_SCHEMA,
 } from "../schema/registry.js";
 import type { AttributeDefinition, SchemaDefinition } from "../schema/types.js";
+import {
+  collectExtension,
+  extensionInput,
+  type ExtensionInput,
+  normalized,
+  writeExtensions,
+} from "../schema/extension-input.js";
 import { checkExtensionRules, storedVerbatim } from "./extension-rules.js";
 
 const invalidSyntax = (detail: string): ScimError => badRequest("invalidSyntax", detail);
@@ -19,26 +25,22 @@ const invalidSyntax = (detail: string): ScimError => badRequest("invalidSyntax",
 /** What validation needs of a registry, derived once per registry. */
 interface Plan {
   readonly core: SchemaDefinition | undefined;
-  readonly extensions: readonly SchemaDefinition[];
   readonly coreAttributes: readonly AttributeDefinition[];
-  readonly storeUnknown: boolean;
 }
 const planOf = (registry: SchemaRegistry): Plan =>
   registry.memo("users.validate", () => {
-    const [core, ...extensions] = registry.schemasFor("User");
+    const [core] = registry.schemasFor("User");
     const coreAttributes = [...COMMON_ATTRIBUTES, ...(core?.attributes ?? [])];
-    return { core, extensions, coreAttributes, storeUnknown: registry.storeUnknown };
+    return { core, coreAttributes };
   });
 const CORE_PLAN = planOf(CORE_REGISTRY);
 const lower = (s: string) => s.toLowerCase();
 
-/** Collected input: core attributes and each extension's, by canonical name (first spelling wins). */
+/** Collected input: core attributes by canonical name (first spelling wins), and the extensions'. */
 interface Collected {
   core: Map<AttributeDefinition, unknown>;
-  extensions: Map<string, Map<AttributeDefinition, unknown>>;
+  extensions: ExtensionInput;
   password: unknown;
-  /** Objects of undeclared schema URNs, kept verbatim when the client stores them (docs/scim-extensions.md). */
-  verbatim: Map<string, Record<string, unknown>>;
   plan: Plan;
 }
 
@@ -53,9 +55,8 @@ export function validateUser(body: unknown, registry: SchemaRegistry = CORE_REGI
   const plan = registry === CORE_REGISTRY ? CORE_PLAN : planOf(registry);
   const collected: Collected = {
     core: new Map(),
-    extensions: new Map(),
+    extensions: extensionInput(registry, "User"),
     password: undefined,
-    verbatim: new Map(),
     plan,
   };
   for (const [key, value] of Object.entries(body)) collect(collected, key, value);
@@ -66,24 +67,11 @@ export function validateUser(body: unknown, registry: SchemaRegistry = CORE_REGI
     const value = normalized(attribute, collected.core.get(attribute), attribute.name);
     if (value !== undefined) scim[attribute.name] = value;
   }
-  for (const extension of plan.extensions) {
-    const values = collected.extensions.get(extension.id);
-    if (values === undefined) continue;
-    const out: JsonObject = {};
-    for (const attribute of extension.attributes) {
-      if (!values.has(attribute)) continue;
-      const value = normalized(attribute, values.get(attribute), attribute.name);
-      if (value !== undefined) out[attribute.name] = value;
-    }
-    if (Object.keys(out).length > 0) {
-      scim[extension.id] = out;
-      (scim.schemas as JsonValue[]).push(extension.id);
-    }
-  }
+  writeExtensions(collected.extensions, scim);
   checkRules(scim, plan.core);
   if (registry !== CORE_REGISTRY) {
     checkExtensionRules(registry, scim);
-    storedVerbatim(scim, collected.verbatim);
+    storedVerbatim(scim, collected.extensions.verbatim);
   }
   scim.active = scim.active !== false;
   const password = collected.password;
@@ -115,72 +103,17 @@ function setCore(into: Collected, key: string, value: unknown): void {
   else if (!into.core.has(attribute)) into.core.set(attribute, value);
 }
 
-/** `urn:…:User` → the core object, `urn:…:enterprise:2.0:User` → the extension, `urn:…:User:attr` → one attribute. */
+/** `urn:…:User` → the core object, `urn:…:User:attr` → one core attribute, other URNs → the extensions'. */
 function collectUrn(into: Collected, key: string, value: unknown): void {
-  const { core, extensions } = into.plan;
-  const whole = [core, ...extensions].find((s) => s !== undefined && lower(s.id) === lower(key));
-  if (whole !== undefined) {
-    if (!isObject(value)) throw invalidSyntax(`${whole.id} must be an object`);
-    for (const [name, v] of Object.entries(value)) setAttribute(into, whole.id, name, v);
+  const core = into.plan.core;
+  if (core !== undefined && lower(core.id) === lower(key)) {
+    if (!isObject(value)) throw invalidSyntax(`${core.id} must be an object`);
+    for (const [name, v] of Object.entries(value)) setCore(into, name, v);
     return;
   }
   const { urn, name } = splitSchemaPrefix(key);
-  const schema = [core, ...extensions].find((s) => s !== undefined && urn !== undefined && lower(s.id) === lower(urn));
-  if (schema === undefined && into.plan.storeUnknown) {
-    keepVerbatim(into, key, value);
-    return;
-  }
-  if (schema === undefined) throw invalidSyntax(`unsupported schema in attribute ${key}`);
-  setAttribute(into, schema.id, name, value);
-}
-
-function setAttribute(into: Collected, schema: string, name: string, value: unknown): void {
-  if (schema === USER_SCHEMA) {
-    setCore(into, name, value);
-    return;
-  }
-  const definition = into.plan.extensions.find((s) => s.id === schema);
-  const attribute = definition === undefined ? undefined : findAttribute(definition.attributes, name);
-  if (attribute === undefined || attribute.mutability === "readOnly") return;
-  const values = into.extensions.get(schema) ?? new Map<AttributeDefinition, unknown>();
-  into.extensions.set(schema, values);
-  if (!values.has(attribute)) values.set(attribute, value);
-}
-
-/**
- * An undeclared schema URN's object (or a `urn:…:attr` key under it), kept as sent: not validated, not filterable.
- * Objects under one URN merge, first spelling of the URN wins.
- */
-function keepVerbatim(into: Collected, key: string, value: unknown): void {
-  const existing = [...into.verbatim.keys()].find((k) => lower(k) === lower(key));
-  if (isObject(value)) {
-    into.verbatim.set(existing ?? key, { ...(into.verbatim.get(existing ?? "") ?? {}), ...value });
-    return;
-  }
-  const { urn, name } = splitSchemaPrefix(key);
-  if (urn === undefined || name === "") throw invalidSyntax(`${key} must be an object`);
-  const holder = [...into.verbatim.keys()].find((k) => lower(k) === lower(urn)) ?? urn;
-  into.verbatim.set(holder, { ...(into.verbatim.get(holder) ?? {}), [name]: value });
-}
-
-/** A value typed by its definition (string booleans accepted, DESIGN R5); undefined when unassigned. */
-function normalized(attribute: AttributeDefinition, raw: unknown, label: string): JsonValue | undefined {
-  try {
-    if (attribute.multiValued) {
-      const elements = normalizeElements(attribute, raw, label);
-      return elements.length === 0 ? undefined : elements;
-    }
-    const value = normalizeSingle(attribute, raw, label);
-    if (isObject(value)) {
-      const kept = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
-      return Object.keys(kept).length === 0 ? undefined : kept;
-    }
-    return value;
-  } catch (e) {
-    // Spec 7: a resource that fails validation is invalidSyntax (PATCH reports malformed values before this).
-    if (e instanceof ScimError) throw invalidSyntax(e.detail ?? "invalid attribute value");
-    throw e;
-  }
+  if (core !== undefined && urn !== undefined && lower(urn) === lower(core.id)) setCore(into, name, value);
+  else collectExtension(into.extensions, key, value);
 }
 
 /** Spec 2.1 and 8: userName present and non-empty, timezone an IANA zone, at most one primary per attribute. */

@@ -10,6 +10,7 @@ import * as scimExtensions from "./0010-scim-extensions.js";
 import * as webhookCrashSafety from "./0008-webhook-crash-safety.js";
 import * as directoryEvents from "./0012-directory-events.js";
 import * as outboxTraceContext from "./0013-outbox-trace-context.js";
+import * as groupExtensions from "./0014-group-extensions.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0008-webhook-crash-safety": webhookCrashSafety,
   "0012-directory-events": directoryEvents,
   "0013-outbox-trace-context": outboxTraceContext,
+  "0014-group-extensions": groupExtensions,
 };
