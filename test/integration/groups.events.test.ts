@@ -20,7 +20,7 @@ let bob: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  recorder = await recordingSink(database.db);
+  recorder = recordingSink();
   t = await createTestApp({ database, extra: { eventSink: recorder.sink } });
   c = await seedClient(t);
   alice = await insertIdentity(t.db, c.organizationId, "alice@example.com", {

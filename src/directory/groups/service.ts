@@ -3,7 +3,8 @@ import type { Clock } from "../../platform/clock.js";
 import { uuidv7 } from "../../platform/ids.js";
 import type { Db } from "../../storage/database.js";
 import type { Database } from "../../storage/schema.js";
-import type { DirectoryEvent, EventSink } from "../events.js";
+import type { EventSink } from "../events.js";
+import { type RecordEvents, transactionWithEvents } from "../events-repo.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { groupEvent, membershipEvents } from "./events.js";
 import { lockNesting, membersJson } from "./membership-repo.js";
@@ -50,7 +51,7 @@ export class GroupService {
   }
 
   async create(orgId: string, client: ScimClient, input: GroupInput): Promise<Group> {
-    return this.#nesting(orgId, async (trx, nesting) => {
+    return this.#nesting(orgId, async (trx, nesting, record) => {
       const now = this.#clock.now();
       const group = await insertGroup(trx, orgId, {
         id: uuidv7(now.getTime()),
@@ -59,7 +60,7 @@ export class GroupService {
         now,
       });
       const effect = await applyMembership(trx, orgId, group.id, [{ kind: "add", members: input.members }], nesting);
-      await this.#record(trx, client, [groupEvent("group.created", group), ...membershipEvents(group, effect)]);
+      await record(client, [groupEvent("group.created", group), ...membershipEvents(group, effect)]);
       return group;
     });
   }
@@ -83,7 +84,7 @@ export class GroupService {
     id: string,
     plan: (current: Group) => GroupPatch,
   ): Promise<Group | undefined> {
-    return this.#nesting(orgId, async (trx, nesting) => {
+    return this.#nesting(orgId, async (trx, nesting, record) => {
       const current = await lockGroup(trx, orgId, id);
       if (current === undefined) return undefined;
       const change = plan(current);
@@ -93,7 +94,7 @@ export class GroupService {
 
       const group = await updateGroup(trx, orgId, id, { ...change, now: this.#clock.now() });
       const updated = renamed || effect.groupsChanged ? [groupEvent("group.updated", group)] : [];
-      await this.#record(trx, client, [...updated, ...membershipEvents(group, effect)]);
+      await record(client, [...updated, ...membershipEvents(group, effect)]);
       return group;
     });
   }
@@ -104,13 +105,13 @@ export class GroupService {
    * membership lock order"); the delete itself then strengthens its own row's lock.
    */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
-    return this.#db.transaction().execute(async (trx) => {
+    return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
       await lockNesting(trx, orgId);
       const current = await lockGroupAndParents(trx, orgId, id);
       if (current === undefined) return false;
       const parents = await touchParentsOf(trx, orgId, id, this.#clock.now());
       await deleteGroup(trx, orgId, id);
-      await this.#record(trx, client, [
+      await record(client, [
         groupEvent("group.deleted", current),
         ...parents.map((p) => groupEvent("group.updated", p)),
       ]);
@@ -123,19 +124,18 @@ export class GroupService {
    * rolls back and runs `work` once more with the nesting lock taken before anything else, so no transaction ever
    * waits for the nesting lock while holding a group row (docs/decisions.md "Group membership lock order").
    */
-  async #nesting<T>(orgId: string, work: (trx: Transaction<Database>, nesting: NestingLock) => Promise<T>): Promise<T> {
+  async #nesting<T>(
+    orgId: string,
+    work: (trx: Transaction<Database>, nesting: NestingLock, record: RecordEvents) => Promise<T>,
+  ): Promise<T> {
     try {
-      return await this.#db.transaction().execute((trx) => work(trx, "try"));
+      return await transactionWithEvents(this.#db, this.#events, (trx, record) => work(trx, "try", record));
     } catch (e) {
       if (!(e instanceof NestingLockBusy)) throw e;
     }
-    return this.#db.transaction().execute(async (trx) => {
+    return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
       await lockNesting(trx, orgId);
-      return work(trx, "held");
+      return work(trx, "held", record);
     });
-  }
-
-  async #record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void> {
-    if (events.length > 0) await this.#events.record(trx, client, events);
   }
 }
