@@ -2,30 +2,29 @@ import type { Clock } from "../../platform/clock.js";
 import { uuidv7 } from "../../platform/ids.js";
 import type { Db } from "../../storage/database.js";
 import { isUniqueViolation } from "../../storage/errors.js";
-import { type DirectoryEvent, type EventSink, membershipEventData, userEventData } from "../events.js";
+import { type DirectoryEvent, type EventSink, membershipEventData } from "../events.js";
 import { transactionWithEvents } from "../events-repo.js";
 import { groupRaw } from "../groups/events.js";
 import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
 import { burnVerification, hashPassword, verifyPassword } from "../passwords.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { columnsOf as indexedColumnsOf, identifierKey, identifiersOf, sameJson } from "./document.js";
+import { DocumentCache, type VersionedDocument } from "./document-cache.js";
 import { ExtensionConflictError } from "./errors.js";
 import { extensionValuesOf } from "./extension-values.js";
-import * as repo from "./repo.js";
-import { toRecord } from "./repo-columns.js";
-import { deleteIdentifiers, identifierOwners, insertIdentifiers } from "./repo-index.js";
-import { credentialOf } from "./repo-reads.js";
+import { type LockedWrites, lockedUpdate } from "./locked-update.js";
 import { toIdentity } from "./queries.js";
-import type { Identity, ReadView, UserDocument, UserRecord, UserWrite } from "./types.js";
-import { conflictOf, linkTarget, sameIdentifiers, sameIndexed } from "./write-rules.js";
+import * as repo from "./repo.js";
+import { type RecordRow, toRecord } from "./repo-columns.js";
+import { identifierOwners } from "./repo-index.js";
+import { credentialOf } from "./repo-reads.js";
+import type { Change, Identity, ReadView, UserDocument, UserRecord, UserWrite } from "./types.js";
 import { visibleTo } from "./visible.js";
+import { conflictOf, linkTarget, sameIdentifiers, sameIndexed, userEvent } from "./write-rules.js";
 
 export type VerifyResult =
   | { readonly ok: true; readonly identity: Identity }
   | { readonly ok: false; readonly reason: "mismatch" | "inactive" };
-
-/** Turns the stored document into the one to write; it may throw to refuse the request. */
-export type Change = (current: UserDocument) => UserWrite;
 
 /**
  * The writes of identities behind SCIM users. Every method takes the organization first; a write records its events in
@@ -37,12 +36,18 @@ export class IdentityCommands {
   readonly #clock: Clock;
   readonly #events: EventSink;
   readonly #mapper: DataMapper;
+  readonly #cache: DocumentCache;
 
-  constructor(db: Db, clock: Clock, events: EventSink, mapper: DataMapper) {
+  constructor(db: Db, clock: Clock, events: EventSink, mapper: DataMapper, cache = new DocumentCache(0)) {
     this.#db = db;
     this.#clock = clock;
     this.#events = events;
     this.#mapper = mapper;
+    this.#cache = cache;
+  }
+
+  get #writes(): LockedWrites {
+    return { db: this.#db, clock: this.#clock, events: this.#events };
   }
 
   /** POST /Users. With auto_link, a clash in the same organization on userName or primary email becomes a replace. */
@@ -78,6 +83,7 @@ export class IdentityCommands {
         extensionValues,
       );
       this.#events.committed(events);
+      this.#cache.remember(orgId, row);
       return { user: { ...toRecord(row), groups: view.groups ? "[]" : undefined }, linked: false };
     } catch (e) {
       const extensionClash = isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY);
@@ -99,7 +105,13 @@ export class IdentityCommands {
     throw conflictOf(orgId, undefined, owners);
   }
 
-  /** PUT and PATCH. The password changes only when `change` returns one (spec 4.5.1). */
+  /**
+   * PUT and PATCH. The password changes only when `change` returns one (spec 4.5.1). The change runs on the
+   * remembered document when there is one (see DocumentCache) and is written with its version guard: one round trip.
+   * Otherwise, or when that write does not apply, the row is read without a lock and the change written the same
+   * way: two round trips instead of BEGIN, SELECT … FOR UPDATE, UPDATE, outbox INSERT, COMMIT. Writes that touch
+   * the password or the identifiers, and rows changed in between, take the locked path.
+   */
   async update(
     orgId: string,
     client: ScimClient,
@@ -108,104 +120,66 @@ export class IdentityCommands {
     view: ReadView,
   ): Promise<UserRecord | undefined> {
     const mapping = await this.#mapper.forSource(client.mapping);
-    // Read without a lock, then one statement that writes only if the row is still the version read: two round trips
-    // instead of BEGIN, SELECT … FOR UPDATE, UPDATE, outbox INSERT, COMMIT. Writes that touch the password or the
-    // identifiers, and rows changed in between, take the locked path.
-    const current = await repo.readUser(this.#db, orgId, id, view.groups);
-    if (current === undefined) return undefined;
-    const document = JSON.parse(current.document) as UserDocument;
-    const write = change(document);
-    if (write.password === undefined) {
-      if (sameJson(document, write.scim)) return toRecord(current);
-      if (sameIdentifiers(document, write.scim) && sameIndexed(client, document, write.scim)) {
-        const traits = await mapping.evaluate({ id, ...write.scim });
-        const events = this.#events.batch(client, [userEvent(client, "user.updated", id, write.scim)]);
-        const row = await repo.updateUserAt(
-          this.#db,
-          orgId,
-          id,
-          current.version,
-          { ...indexedColumnsOf(write.scim), scim: write.scim, traits, now: this.#clock.now() },
-          view.groups,
-          events,
-        );
-        if (row !== undefined) {
-          this.#events.committed(events);
-          return toRecord(row);
-        }
-      }
+    const remembered = this.#cache.get(orgId, id);
+    if (remembered !== undefined) {
+      const done = await this.#guarded(orgId, client, id, remembered, undefined, change, view, mapping);
+      if (done !== undefined) return done;
     }
-    return this.#lockedUpdate(orgId, client, id, change, view, mapping);
+    const current = await repo.readUser(this.#db, orgId, id, view.groups);
+    if (current === undefined) {
+      this.#cache.forget(orgId, id);
+      return undefined;
+    }
+    const done = await this.#guarded(orgId, client, id, current, current, change, view, mapping);
+    if (done !== undefined) return done;
+    const locked = await lockedUpdate(this.#writes, orgId, client, id, change, view, mapping);
+    if (locked === undefined) return undefined;
+    this.#cache.remember(orgId, locked);
+    return toRecord(locked);
   }
 
-  /** PUT and PATCH under the row lock: password changes, identifier changes, and retries of the fast path. */
-  async #lockedUpdate(
+  /**
+   * `change` applied to `base` and written in one statement guarded by `base.version`; undefined when that cannot
+   * be. `read` is the row `base` was read from just now; without it, `base` is a remembered document that may be
+   * outdated, so only an applied write counts: a refusal or "nothing changed" is left to a fresh read.
+   */
+  async #guarded(
     orgId: string,
     client: ScimClient,
     id: string,
+    base: VersionedDocument,
+    read: RecordRow | undefined,
     change: Change,
     view: ReadView,
     mapping: CompiledMapping,
   ): Promise<UserRecord | undefined> {
-    let identifiers: string[] = [];
+    const document = JSON.parse(base.document) as UserDocument;
+    let planned: { write: UserWrite; traits: Record<string, unknown> } | undefined;
     try {
-      return await transactionWithEvents(this.#db, this.#events, async (trx, record) => {
-        const current = await repo.lockUser(trx, orgId, id, view.groups);
-        if (current === undefined) return undefined;
-        const document = JSON.parse(current.document) as UserDocument;
-        const write = change(document);
-        const scimChanged = !sameJson(document, write.scim);
-        let passwordHash: string | undefined;
-        if (write.password !== undefined) {
-          const same =
-            !scimChanged &&
-            current.password_hash !== null &&
-            (await verifyPassword(current.password_hash, write.password));
-          if (!same) passwordHash = await hashPassword(write.password);
-        }
-        if (!scimChanged && passwordHash === undefined) return toRecord(current);
-        const traits = await mapping.evaluate({ id, ...write.scim });
-        const row = await repo.updateUser(
-          trx,
-          orgId,
-          id,
-          {
-            ...indexedColumnsOf(write.scim),
-            scim: write.scim,
-            traits,
-            now: this.#clock.now(),
-            ...(passwordHash === undefined ? {} : { password_hash: passwordHash }),
-          },
-          view.groups,
-        );
-        const before = new Map(identifiersOf(document).map((x) => [x.value, x.kind]));
-        const after = identifiersOf(write.scim);
-        const added = after.filter((x) => before.get(x.value) !== x.kind);
-        const kept = new Map(after.map((x) => [x.value, x.kind]));
-        await deleteIdentifiers(
-          trx,
-          id,
-          [...before].filter(([value, kind]) => kept.get(value) !== kind).map(([value]) => value),
-        );
-        identifiers = added.map((x) => x.value);
-        await insertIdentifiers(trx, orgId, id, added);
-        if (!sameIndexed(client, document, write.scim)) {
-          await repo.replaceExtensionValues(
-            trx,
-            orgId,
-            id,
-            client.indexedAttributes.map((a) => a.key),
-            extensionValuesOf(write.scim, client.indexedAttributes),
-          );
-        }
-        await record(client, [userEvent(client, "user.updated", id, write.scim)]);
-        return toRecord(row);
-      });
+      const write = change(document);
+      if (write.password !== undefined) return undefined;
+      if (sameJson(document, write.scim)) return read === undefined ? undefined : toRecord(read);
+      if (!sameIdentifiers(document, write.scim) || !sameIndexed(client, document, write.scim)) return undefined;
+      planned = { write, traits: await mapping.evaluate({ id, ...write.scim }) };
     } catch (e) {
-      if (isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY)) throw new ExtensionConflictError();
-      if (!isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
-      throw conflictOf(orgId, id, await identifierOwners(this.#db, identifiers));
+      if (read !== undefined) throw e;
+      return undefined;
     }
+    const { write, traits } = planned;
+    const events = this.#events.batch(client, [userEvent(client, "user.updated", id, write.scim)]);
+    const row = await repo.updateUserAt(
+      this.#db,
+      orgId,
+      id,
+      base.version,
+      { ...indexedColumnsOf(write.scim), scim: write.scim, traits, now: this.#clock.now() },
+      view.groups,
+      events,
+    );
+    if (row === undefined) return undefined;
+    this.#events.committed(events);
+    this.#cache.remember(orgId, row);
+    return toRecord(row);
   }
 
   /**
@@ -213,6 +187,7 @@ export class IdentityCommands {
    * direct member of gets a group.user_removed (keyed by the group), recorded before the user.deleted.
    */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
+    this.#cache.forget(orgId, id);
     return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
       const groups = await repo.touchGroupsOf(trx, orgId, id, this.#clock.now());
       const deleted = await repo.deleteUser(trx, orgId, id);
@@ -247,9 +222,4 @@ export class IdentityCommands {
     if (!row.active) return { ok: false, reason: "inactive" };
     return { ok: true, identity: toIdentity(row) };
   }
-}
-
-/** A webhook's `raw` is the user as the client sees it (another client's extensions left out). */
-function userEvent(client: ScimClient, kind: DirectoryEvent["kind"], id: string, scim: UserDocument): DirectoryEvent {
-  return { kind, resourceId: id, data: userEventData({ id, ...visibleTo(client, scim) }) };
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../../storage/database.js";
+import { DocumentCache } from "./document-cache.js";
 import { toRecord } from "./repo-columns.js";
 import * as reads from "./repo-reads.js";
 import type { GroupRef, Identity, ReadView, StoredUser, UserFilter, UserPage, UserRecord } from "./types.js";
@@ -9,14 +10,20 @@ export class IdentityQueries {
   /** For GET and list: the pool with generic plans (storage/open.ts), or db. */
   readonly #reads: Db;
 
-  constructor(db: Db, reads: Db = db) {
+  readonly #cache: DocumentCache;
+
+  constructor(db: Db, reads: Db = db, cache: DocumentCache = new DocumentCache(0)) {
     this.#db = db;
     this.#reads = reads;
+    this.#cache = cache;
   }
 
+  /** One user; remembered for a PATCH or PUT that may follow (IdPs read a user before they change it). */
   async record(orgId: string, id: string, view: ReadView): Promise<UserRecord | undefined> {
     const row = await reads.findUser(this.#reads, orgId, id, view.groups);
-    return row === undefined ? undefined : toRecord(row);
+    if (row === undefined) return undefined;
+    this.#cache.remember(orgId, row);
+    return toRecord(row);
   }
 
   async records(

@@ -36,6 +36,8 @@ const utcText = (column: string) => sql<string>`(${sql.ref(column)} at time zone
 /** A user row as read for a UserRecord: every column text, parsed by nobody on the way. */
 export interface RecordRow {
   id: string;
+  /** The row version (see updateUserAt). */
+  version: string;
   document: string;
   owned: boolean;
   /** `YYYY-MM-DD HH:MI:SS[.ffffff]` in UTC: timestamp output under DateStyle ISO (set on every session). */
@@ -49,6 +51,7 @@ export interface RecordRow {
 /** The RecordRow columns of `table` (without `groups`), for Kysely selects. */
 export const recordColumns = (table: string) => [
   sql.ref<string>(`${table}.id`).as("id"),
+  sql<string>`${sql.ref(`${table}.version`)}::text`.as("version"),
   sql<string>`${sql.ref(`${table}.scim`)}::text`.as("document"),
   sql<boolean>`${sql.ref(`${table}.scim`)} ?| array['id', 'meta', 'groups', 'password']`.as("owned"),
   utcText(`${table}.created_at`).as("created"),
@@ -95,6 +98,7 @@ export function isoFromUtcText(text: string): string {
 export function toRecord(row: RecordRow): UserRecord {
   return {
     id: row.id,
+    version: row.version,
     document: row.document,
     ownedKeys: row.owned,
     createdAt: isoFromUtcText(row.created),

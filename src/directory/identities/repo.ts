@@ -27,20 +27,14 @@ export interface IdentityValues {
   traits: Record<string, unknown>;
 }
 
-export interface VersionedRow extends RecordRow {
-  /** The row version read: a write guarded by it applies only if nobody changed the row since. */
-  version: string;
-}
-
 /** The row a replace or patch starts from, read without a lock; see updateUserAt. */
 export async function readUser(
   db: Executor,
   orgId: string,
   id: string,
   groups: boolean,
-): Promise<VersionedRow | undefined> {
-  const { rows } = await sql<VersionedRow>`${sql.raw(PREPARED)}select ${columnsOf(db, "i", groups)},
-      i.version::text as version
+): Promise<RecordRow | undefined> {
+  const { rows } = await sql<RecordRow>`${sql.raw(PREPARED)}select ${columnsOf(db, "i", groups)}
     from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
   return rows[0];
 }

@@ -3,10 +3,11 @@ import type { Db } from "../../storage/database.js";
 import type { EventSink } from "../events.js";
 import type { DataMapper } from "../mapping/mapper.js";
 import { IdentityCommands, type VerifyResult } from "./commands.js";
+import { DocumentCache } from "./document-cache.js";
 import { IdentityQueries } from "./queries.js";
 import type { Identity, ReadView, StoredUser, UserFilter, UserPage } from "./types.js";
 
-export type { Change, VerifyResult } from "./commands.js";
+export type { VerifyResult } from "./commands.js";
 
 /**
  * Identities behind SCIM users: the writes (commands) and the reads (queries) over one database, built once by the
@@ -16,9 +17,16 @@ export class IdentityService {
   readonly commands: IdentityCommands;
   readonly queries: IdentityQueries;
 
-  constructor(db: Db, clock: Clock, events: EventSink, mapper: DataMapper, reads: Db = db) {
-    this.commands = new IdentityCommands(db, clock, events, mapper);
-    this.queries = new IdentityQueries(db, reads);
+  constructor(
+    db: Db,
+    clock: Clock,
+    events: EventSink,
+    mapper: DataMapper,
+    reads: Db = db,
+    cache = new DocumentCache(),
+  ) {
+    this.commands = new IdentityCommands(db, clock, events, mapper, cache);
+    this.queries = new IdentityQueries(db, reads, cache);
   }
 
   // The admin API's entry points.

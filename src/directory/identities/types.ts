@@ -7,6 +7,9 @@ export interface UserWrite {
   readonly password?: string | undefined;
 }
 
+/** Turns the stored document into the one to write (PUT, PATCH); it may throw to refuse the request. */
+export type Change = (current: UserDocument) => UserWrite;
+
 /** A direct group membership of a user (spec 2.1 `groups`). */
 export interface GroupRef {
   readonly value: string;
@@ -32,6 +35,8 @@ export interface StoredUser {
  */
 export interface UserRecord {
   readonly id: string;
+  /** The row version: every write of the row changes it. */
+  readonly version: string;
   /** `identities.scim` as jsonb writes it (`{"key": value, ...}`): a UserDocument. */
   readonly document: string;
   /** Whether the document holds a key the server owns (id, meta, groups, password); written documents never do. */

@@ -1,9 +1,11 @@
+import { type DirectoryEvent, userEventData } from "../events.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { identifierKey, identifiersOf, primaryEmail } from "./document.js";
 import { IdentityConflictError } from "./errors.js";
 import { extensionValuesOf, sameExtensionValues } from "./extension-values.js";
 import type { IdentifierOwner } from "./repo-index.js";
 import type { UserDocument } from "./types.js";
+import { visibleTo } from "./visible.js";
 
 /** Whether two documents have the same values in the client's extension index (always, for most clients). */
 export function sameIndexed(client: ScimClient, a: UserDocument, b: UserDocument): boolean {
@@ -43,4 +45,14 @@ export function conflictOf(
   const others = owners.filter((o) => o.identity_id !== self);
   const foreign = others.length > 0 && others.every((o) => o.organization_id !== orgId);
   return new IdentityConflictError(foreign ? "another" : "organization");
+}
+
+/** A webhook's `raw` is the user as the client sees it (another client's extensions left out). */
+export function userEvent(
+  client: ScimClient,
+  kind: DirectoryEvent["kind"],
+  id: string,
+  scim: UserDocument,
+): DirectoryEvent {
+  return { kind, resourceId: id, data: userEventData({ id, ...visibleTo(client, scim) }) };
 }
