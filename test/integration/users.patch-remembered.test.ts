@@ -7,7 +7,7 @@ import { QuerySpy } from "../helpers/query-spy.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /**
- * A PATCH runs on the document the instance remembers from its last read or write of the user and is written with
+ * A PATCH runs on the document the instance remembers from its last write of the user and is written with
  * the row-version guard in one round trip; an instance that remembers nothing reads the row first. Both must give
  * the same answer, the same stored document and the same events, for every PATCH fixture and IdP PATCH body.
  * `warm` creates every user (so it remembers them); `cold` is a second instance on the same database that never saw

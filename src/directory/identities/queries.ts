@@ -1,5 +1,4 @@
 import type { Db } from "../../storage/database.js";
-import { DocumentCache } from "./document-cache.js";
 import { toRecord } from "./repo-columns.js";
 import * as reads from "./repo-reads.js";
 import type { GroupRef, Identity, ReadView, StoredUser, UserFilter, UserPage, UserRecord } from "./types.js";
@@ -10,20 +9,14 @@ export class IdentityQueries {
   /** For GET and list: the pool with generic plans (storage/open.ts), or db. */
   readonly #reads: Db;
 
-  readonly #cache: DocumentCache;
-
-  constructor(db: Db, reads: Db = db, cache: DocumentCache = new DocumentCache(0)) {
+  constructor(db: Db, reads: Db = db) {
     this.#db = db;
     this.#reads = reads;
-    this.#cache = cache;
   }
 
-  /** One user; remembered for a PATCH or PUT that may follow (IdPs read a user before they change it). */
   async record(orgId: string, id: string, view: ReadView): Promise<UserRecord | undefined> {
     const row = await reads.findUser(this.#reads, orgId, id, view.groups);
-    if (row === undefined) return undefined;
-    this.#cache.remember(orgId, row);
-    return toRecord(row);
+    return row === undefined ? undefined : toRecord(row);
   }
 
   async records(

@@ -26,7 +26,7 @@ export class IdentityService {
     cache = new DocumentCache(),
   ) {
     this.commands = new IdentityCommands(db, clock, events, mapper, cache);
-    this.queries = new IdentityQueries(db, reads, cache);
+    this.queries = new IdentityQueries(db, reads);
   }
 
   // The admin API's entry points.
