@@ -1,8 +1,7 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import { type Db, PREPARED } from "../storage/database.js";
 import type { Database } from "../storage/schema.js";
-import type { DirectoryEvent, EventSink, OutboxBatch } from "./events.js";
-import type { ScimClient } from "./scim-clients/service.js";
+import type { DirectoryEvent, EventClient, EventSink, OutboxBatch } from "./events.js";
 
 type Executor = Db | Transaction<Database>;
 
@@ -45,7 +44,7 @@ export async function writeEvents(db: Executor, batch: OutboxBatch): Promise<voi
 }
 
 /** Records the events of a change in the transaction that makes it. */
-export type RecordEvents = (client: ScimClient, events: readonly DirectoryEvent[]) => Promise<void>;
+export type RecordEvents = (client: EventClient, events: readonly DirectoryEvent[]) => Promise<void>;
 
 /**
  * Runs `work` in a transaction whose events `record` writes, and announces them to `sink` once it committed.

@@ -1,5 +1,4 @@
 import type { DirectoryEventKind } from "./event-kinds.js";
-import type { ScimClient } from "./scim-clients/service.js";
 
 export { DIRECTORY_EVENT_KINDS, type DirectoryEventKind } from "./event-kinds.js";
 
@@ -38,13 +37,23 @@ export interface OutboxBatch {
   readonly rows: readonly OutboxRow[];
 }
 
+/** What an event records of the SCIM client whose request made the change (a ScimClient is one). */
+export interface EventClient {
+  readonly organizationId: string;
+  readonly clientId: string;
+  readonly tenant: string;
+  readonly product: string;
+  /** Null: the client has no webhook, its events go to the feed only. */
+  readonly webhookUrl: string | null;
+}
+
 /**
  * The event port. Directory services turn the events of a change into an OutboxBatch, have their repository write
  * it inside the change's transaction (a committed change always yields its events and a rolled-back one never
  * does), and announce it once committed. The webhooks module implements it.
  */
 export interface EventSink {
-  batch(client: ScimClient, events: readonly DirectoryEvent[]): OutboxBatch;
+  batch(client: EventClient, events: readonly DirectoryEvent[]): OutboxBatch;
   /** Called by the code that wrote `batch`, after its transaction committed, never for a rolled-back one. */
   committed(batch: OutboxBatch): void;
 }

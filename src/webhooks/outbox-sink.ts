@@ -1,7 +1,6 @@
 import type { Transaction } from "kysely";
-import type { DirectoryEvent, EventSink, OutboxBatch } from "../directory/events.js";
+import type { DirectoryEvent, EventClient, EventSink, OutboxBatch } from "../directory/events.js";
 import { writeEvents } from "../directory/events-repo.js";
-import type { ScimClient } from "../directory/scim-clients/service.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import type { Database } from "../storage/schema.js";
@@ -26,7 +25,7 @@ export class OutboxEventSink implements EventSink {
     this.#clock = clock;
   }
 
-  batch(client: ScimClient, events: readonly DirectoryEvent[]): OutboxBatch {
+  batch(client: EventClient, events: readonly DirectoryEvent[]): OutboxBatch {
     const now = this.#clock.now();
     const webhook = client.webhookUrl !== null;
     const createdAt = now.toISOString();
@@ -43,7 +42,7 @@ export class OutboxEventSink implements EventSink {
   committed(): void {}
 
   /** Writes `events` in `trx` as a change through `client` would: for tools and tests that make events directly. */
-  async record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void> {
+  async record(trx: Transaction<Database>, client: EventClient, events: readonly DirectoryEvent[]): Promise<void> {
     await writeEvents(trx, this.batch(client, events));
   }
 }
@@ -53,7 +52,7 @@ export class OutboxEventSink implements EventSink {
  * the feed's event id) and `created_at` (RFC 3339). `data` is spliced in as the text the event stores.
  */
 export function webhookBodyText(
-  client: ScimClient,
+  client: EventClient,
   event: string,
   data: string,
   id: string,
