@@ -15,7 +15,7 @@ import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
 import { registerWebhookSecretRoute } from "./admin/routes/webhook-secret.js";
-import type { EventSink } from "./directory/events.js";
+import { afterCommit, type EventSink } from "./directory/events.js";
 import { MappingEvaluator } from "./directory/mapping/evaluator.js";
 import { type MappingSourcePolicy, NO_MAPPING_SOURCES } from "./directory/mapping/policy.js";
 import { MappingSources } from "./directory/mapping/source.js";
@@ -94,7 +94,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       box,
       wrapSender: observability.wrapSender,
     });
-  const eventSink = deps.eventSink ?? webhooks.sink;
+  // A write that queued webhook deliveries wakes the local dispatcher once it committed (other instances poll).
+  const eventSink = afterCommit(deps.eventSink ?? webhooks.sink, (batch) => {
+    if (batch.webhook) webhooks.dispatcher.wake();
+  });
   const cursors = new CursorCodec(deps.secrets, deps.clock);
   const sources = new MappingSources(deps.mappingSources ?? NO_MAPPING_SOURCES);
   const mapper = new DataMapper(deps.clock, sources, new MappingEvaluator());
@@ -110,11 +113,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealth(app, deps.db);
   registerMetricsAndWriter(app, observability);
   registerPortal(app);
-  // A SCIM write answers after its transaction committed: wake the local dispatcher (other instances poll).
-  // Routing is case-insensitive, so `/SCIM/…/V2/Users` is a SCIM write too.
-  app.addHook("onResponse", async (req) => {
-    if (req.method !== "GET" && req.method !== "HEAD" && isScimPath(req.url)) webhooks.dispatcher.wake();
-  });
 
   await app.register(
     async (scope) => {
@@ -158,7 +156,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clients: scimClients.authenticator,
     publicUrl: deps.publicUrl,
     logger: deps.logger,
-    db: deps.db,
     clock: deps.clock,
     cursors,
     identities,
@@ -167,8 +164,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   return app;
 }
-
-const isScimPath = (url: string): boolean => url.slice(0, 6).toLowerCase() === "/scim/";
 
 function registerHealth(app: FastifyInstance, db: Db): void {
   app.get("/health/alive", async () => ({ status: "ok" }));

@@ -1,7 +1,4 @@
-import type { RawBuilder, Transaction } from "kysely";
-import type { Database } from "../storage/schema.js";
 import type { DirectoryEventKind } from "./event-kinds.js";
-import type { ScimClient } from "./scim-clients/service.js";
 
 export { DIRECTORY_EVENT_KINDS, type DirectoryEventKind } from "./event-kinds.js";
 
@@ -16,35 +13,73 @@ export interface DirectoryEvent {
   readonly data: Record<string, unknown>;
 }
 
-/**
- * Where directory services record events: inside the transaction of the change they describe, so a committed
- * change always yields its events and a rolled-back one never does. The webhooks module implements it (outbox).
- */
-export interface EventSink {
-  record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void>;
-  /**
-   * What `record` writes, as entries of the WITH list of the single statement that makes the change (`name as
-   * (<data-modifying statement>)`, comma-separated; names start with `ev_`), so a write is one round trip and one
-   * implicit transaction: the rows are written only when `when` — a boolean SQL expression over the other clauses,
-   * e.g. `exists (select 1 from u)` — holds, and only after those clauses ran (they take the row lock first: per-key
-   * order stays commit order). Undefined when nothing is to be written.
-   */
-  inline(
-    client: ScimClient,
-    events: readonly DirectoryEvent[],
-    when: RawBuilder<unknown>,
-  ): RawBuilder<unknown> | undefined;
+/** One event as stored: a row of the events feed and, for a client with a webhook URL, of the webhook outbox. */
+export interface OutboxRow {
+  /** The event id (UUIDv7): the feed's id, the outbox id and the `webhook-id` header. */
+  readonly id: string;
+  readonly event: DirectoryEventKind;
+  /** DirectoryEvent.resourceId. */
+  readonly orderingKey: string;
+  /** DirectoryEvent.data as JSON text. */
+  readonly data: string;
+  /** The webhook body as signed and sent; null when no outbox row is written. */
+  readonly body: string | null;
 }
 
-/** For code paths and tests that deliberately emit nothing. */
-export const discardEvents: EventSink = { record: async () => {}, inline: () => undefined };
+/** The events of one change, as plain data: the change's own statement or transaction writes them. */
+export interface OutboxBatch {
+  readonly organizationId: string;
+  /** The SCIM client whose request made the change. */
+  readonly directoryId: string;
+  readonly createdAt: Date;
+  /** Whether outbox rows are written too (the client has a webhook URL); feed rows always are. */
+  readonly webhook: boolean;
+  readonly rows: readonly OutboxRow[];
+  /**
+   * The W3C traceparent of the request that made the change, or null when nothing is traced: the webhook delivery's
+   * span links to it.
+   */
+  readonly traceparent: string | null;
+}
+
+/** What an event records of the SCIM client whose request made the change (a ScimClient is one). */
+export interface EventClient {
+  readonly organizationId: string;
+  readonly clientId: string;
+  readonly tenant: string;
+  readonly product: string;
+  /** Null: the client has no webhook, its events go to the feed only. */
+  readonly webhookUrl: string | null;
+}
+
+/**
+ * The event port. Directory services turn the events of a change into an OutboxBatch, have their repository write
+ * it inside the change's transaction (a committed change always yields its events and a rolled-back one never
+ * does), and announce it once committed. The webhooks module implements it.
+ */
+export interface EventSink {
+  batch(client: EventClient, events: readonly DirectoryEvent[]): OutboxBatch;
+  /** Called by the code that wrote `batch`, after its transaction committed, never for a rolled-back one. */
+  committed(batch: OutboxBatch): void;
+}
+
+/** `sink`, with `then` called after each commit as well (the composition root wakes the webhook dispatcher so). */
+export function afterCommit(sink: EventSink, then: (batch: OutboxBatch) => void): EventSink {
+  return {
+    batch: (client, events) => sink.batch(client, events),
+    committed(batch) {
+      sink.committed(batch);
+      then(batch);
+    },
+  };
+}
 
 type Json = Record<string, unknown>;
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 /**
- * User `data` (spec 2.8, DESIGN.md): `email` is the primary email, else the first, else userName when it looks
+ * User `data` (spec 2.8): `email` is the primary email, else the first, else userName when it looks
  * like an email. `raw` is the SCIM user as stored: callers pass it without the password.
  */
 export function userEventData(user: Json): Json {

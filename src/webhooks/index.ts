@@ -1,4 +1,3 @@
-import type { EventSink } from "../directory/events.js";
 import { DEFAULT_EVENT_RETENTION_DAYS, EventFeed } from "../events/feed.js";
 import type { Clock } from "../platform/clock.js";
 import type { SecretBox } from "../platform/crypto.js";
@@ -45,7 +44,7 @@ export interface WebhooksOptions {
  * resend, and the events feed over what the sink records.
  */
 export interface Webhooks {
-  readonly sink: EventSink;
+  readonly sink: OutboxEventSink;
   readonly feed: EventFeed;
   readonly dispatcher: WebhookDispatcher;
   readonly eventLog: EventLog;

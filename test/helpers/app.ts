@@ -111,7 +111,7 @@ export async function createTestApp<const O extends TestAppOptions = Record<neve
   const deps: Partial<AppDeps> = {};
 
   if (options.recording === true) {
-    const recorder = await recordingSink(database.db);
+    const recorder = recordingSink();
     handles.recorder = recorder;
     Object.assign(deps, { eventSink: recorder.sink });
   }

@@ -1,7 +1,7 @@
-import { sql } from "kysely";
-import type { DirectoryEvent, EventSink } from "../../src/directory/events.js";
-import type { Db } from "../../src/storage/database.js";
-import { createTestApp, createTestDatabase, type TestApp } from "./app.js";
+import type { EventSink, OutboxBatch } from "../../src/directory/events.js";
+import { type Clock, systemClock } from "../../src/platform/clock.js";
+import { OutboxEventSink } from "../../src/webhooks/outbox-sink.js";
+import { createTestApp, type TestApp } from "./app.js";
 
 export interface RecordedEvent {
   readonly kind: string;
@@ -18,44 +18,31 @@ export interface RecordingSink {
 }
 
 /**
- * An EventSink that writes into a table through the change's own transaction, as the outbox does: a rolled-back
- * request leaves no event behind, so tests see exactly what would be delivered.
+ * The webhooks module's sink (the rows are written as in production) that also keeps, in an array, the events of
+ * every batch announced as committed: a rolled-back request leaves no event behind, so tests see exactly what would
+ * be delivered.
  */
-export async function recordingSink(db: Db): Promise<RecordingSink> {
-  await sql`create table if not exists test_events (
-    seq bigserial primary key, kind text not null, resource_id uuid not null, client_id text not null,
-    data jsonb not null)`.execute(db);
+export function recordingSink(clock: Clock = systemClock): RecordingSink {
+  const outbox = new OutboxEventSink(clock);
+  let recorded: RecordedEvent[] = [];
   const sink: EventSink = {
-    async record(trx, client, events: readonly DirectoryEvent[]) {
-      for (const e of events) {
-        await sql`insert into test_events (kind, resource_id, client_id, data)
-          values (${e.kind}, ${e.resourceId}, ${client.clientId}, ${JSON.stringify(e.data)})`.execute(trx);
+    batch: (client, events) => outbox.batch(client, events),
+    committed(batch: OutboxBatch) {
+      for (const row of batch.rows) {
+        recorded.push({
+          kind: row.event,
+          resourceId: row.orderingKey,
+          clientId: batch.directoryId,
+          data: JSON.parse(row.data) as Record<string, unknown>,
+        });
       }
-    },
-    inline(client, events: readonly DirectoryEvent[], when) {
-      if (events.length === 0) return undefined;
-      return sql`ev_test as (insert into test_events (kind, resource_id, client_id, data)
-        select v.kind, v.resource_id, ${client.clientId}, v.data
-        from unnest(${events.map((e) => e.kind)}::text[], ${events.map((e) => e.resourceId)}::uuid[],
-          ${events.map((e) => JSON.stringify(e.data))}::jsonb[]) with ordinality as v(kind, resource_id, data, n)
-        where ${when}
-        order by v.n)`;
     },
   };
   return {
     sink,
-    async events() {
-      const { rows } = await sql<{
-        kind: string;
-        resource_id: string;
-        client_id: string;
-        data: Record<string, unknown>;
-      }>`
-        select kind, resource_id, client_id, data from test_events order by seq`.execute(db);
-      return rows.map((r) => ({ kind: r.kind, resourceId: r.resource_id, clientId: r.client_id, data: r.data }));
-    },
+    events: async () => [...recorded],
     async clear() {
-      await sql`delete from test_events`.execute(db);
+      recorded = [];
     },
   };
 }
@@ -66,17 +53,9 @@ export interface RecordingApp {
   close(): Promise<void>;
 }
 
-/** A test app whose directory events go to a recording sink in the app's own fresh database. */
+/** A test app whose directory events are recorded. */
 export async function createRecordingApp(): Promise<RecordingApp> {
-  const database = await createTestDatabase();
-  const recorder = await recordingSink(database.db);
-  const t = await createTestApp({ database, extra: { eventSink: recorder.sink } });
-  return {
-    t,
-    recorder,
-    async close() {
-      await t.close();
-      await database.close();
-    },
-  };
+  const recorder = recordingSink();
+  const t = await createTestApp({ extra: { eventSink: recorder.sink } });
+  return { t, recorder, close: () => t.close() };
 }

@@ -225,12 +225,10 @@ describe("a 500 logs one line with an error id, and the answer carries the id", 
   beforeAll(async () => {
     const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
     const failing: EventSink = {
-      record: async () => {
+      batch: () => {
         throw new Error("event sink unavailable");
       },
-      inline: () => {
-        throw new Error("event sink unavailable");
-      },
+      committed: () => {},
     };
     broken = await createTestApp({ extra: { logger, eventSink: failing } });
   });

@@ -30,15 +30,7 @@ describe("optimistic PATCH/PUT writes (one guarded statement)", () => {
     });
     expect(other.statusCode).toBe(200);
 
-    const stale = await repo.updateUserAt(
-      t.db,
-      c.organizationId,
-      id,
-      read.version,
-      values("ours"),
-      false,
-      () => undefined,
-    );
+    const stale = await repo.updateUserAt(t.db, c.organizationId, id, read.version, values("ours"), false, undefined);
     expect(stale).toBeUndefined();
     expect((await scim(t, c, "GET", `/Users/${id}`)).json().displayName).toBe("theirs");
 
@@ -52,7 +44,7 @@ describe("optimistic PATCH/PUT writes (one guarded statement)", () => {
       fresh.version,
       values("ours"),
       false,
-      () => undefined,
+      undefined,
     );
     expect(applied?.id).toBe(id);
     expect((await scim(t, c, "GET", `/Users/${id}`)).json().displayName).toBe("ours");

@@ -242,9 +242,13 @@ describe("wiring (DESIGN.md runtime shape)", () => {
     slow.webhooks.dispatcher.start();
     try {
       // Without the wake the dispatcher would sleep for the (long) poll interval after its first empty turn.
-      await recordEvents(w.db, slow.webhooks, c.clientId, allKinds().slice(0, 1));
-      const res = await slow.request({ method: "POST", url: `${c.base}/Bulk`, headers: c.headers, payload: "{}" });
-      expect(res.statusCode).toBe(404);
+      const res = await slow.request({
+        method: "POST",
+        url: `${c.base}/Users`,
+        headers: c.headers,
+        payload: { schemas: [USER_SCHEMA], userName: "wake@example.com" },
+      });
+      expect(res.statusCode).toBe(201);
       await expect.poll(() => receiver.received.length, { timeout: 5000, interval: 10 }).toBe(1);
     } finally {
       await slow.webhooks.dispatcher.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isoFromUtcText } from "../../src/directory/identities/repo.js";
+import { isoFromUtcText } from "../../src/directory/identities/repo-columns.js";
 
 /** PostgreSQL's timestamp text (DateStyle ISO, UTC) → what Date#toISOString writes for the instant pg's parser reads. */
 describe("isoFromUtcText", () => {

@@ -3,7 +3,8 @@ import type { Clock } from "../../platform/clock.js";
 import { uuidv7 } from "../../platform/ids.js";
 import type { Db } from "../../storage/database.js";
 import type { Database } from "../../storage/schema.js";
-import type { DirectoryEvent, EventSink } from "../events.js";
+import type { EventSink } from "../events.js";
+import { type RecordEvents, transactionWithEvents } from "../events-repo.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { groupEvent, membershipEvents } from "./events.js";
 import { indexExtensions, sameExtensions } from "./extension-index.js";
@@ -51,7 +52,7 @@ export class GroupService {
   }
 
   async create(orgId: string, client: ScimClient, input: GroupInput): Promise<Group> {
-    return this.#nesting(orgId, async (trx, nesting) => {
+    return this.#nesting(orgId, async (trx, nesting, record) => {
       const now = this.#clock.now();
       const group = await insertGroup(trx, orgId, {
         id: uuidv7(now.getTime()),
@@ -62,10 +63,7 @@ export class GroupService {
       });
       await indexExtensions(trx, client, group, undefined);
       const effect = await applyMembership(trx, orgId, group.id, [{ kind: "add", members: input.members }], nesting);
-      await this.#record(trx, client, [
-        groupEvent("group.created", group, client),
-        ...membershipEvents(group, effect, client),
-      ]);
+      await record(client, [groupEvent("group.created", group, client), ...membershipEvents(group, effect, client)]);
       return group;
     });
   }
@@ -101,7 +99,7 @@ export class GroupService {
     id: string,
     plan: (current: Group) => GroupPatch,
   ): Promise<Group | undefined> {
-    return this.#nesting(orgId, async (trx, nesting) => {
+    return this.#nesting(orgId, async (trx, nesting, record) => {
       const current = await lockGroup(trx, orgId, id);
       if (current === undefined) return undefined;
       const change = plan(current);
@@ -114,7 +112,7 @@ export class GroupService {
       const group = await updateGroup(trx, orgId, id, { ...change, extensions, now: this.#clock.now() });
       if (extended) await indexExtensions(trx, client, group, current);
       const updated = renamed || extended || effect.groupsChanged ? [groupEvent("group.updated", group, client)] : [];
-      await this.#record(trx, client, [...updated, ...membershipEvents(group, effect, client)]);
+      await record(client, [...updated, ...membershipEvents(group, effect, client)]);
       return group;
     });
   }
@@ -125,13 +123,13 @@ export class GroupService {
    * membership lock order"); the delete itself then strengthens its own row's lock.
    */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
-    return this.#db.transaction().execute(async (trx) => {
+    return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
       await lockNesting(trx, orgId);
       const current = await lockGroupAndParents(trx, orgId, id);
       if (current === undefined) return false;
       const parents = await touchParentsOf(trx, orgId, id, this.#clock.now());
       await deleteGroup(trx, orgId, id);
-      await this.#record(trx, client, [
+      await record(client, [
         groupEvent("group.deleted", current, client),
         ...parents.map((p) => groupEvent("group.updated", p, client)),
       ]);
@@ -144,19 +142,18 @@ export class GroupService {
    * rolls back and runs `work` once more with the nesting lock taken before anything else, so no transaction ever
    * waits for the nesting lock while holding a group row (docs/decisions.md "Group membership lock order").
    */
-  async #nesting<T>(orgId: string, work: (trx: Transaction<Database>, nesting: NestingLock) => Promise<T>): Promise<T> {
+  async #nesting<T>(
+    orgId: string,
+    work: (trx: Transaction<Database>, nesting: NestingLock, record: RecordEvents) => Promise<T>,
+  ): Promise<T> {
     try {
-      return await this.#db.transaction().execute((trx) => work(trx, "try"));
+      return await transactionWithEvents(this.#db, this.#events, (trx, record) => work(trx, "try", record));
     } catch (e) {
       if (!(e instanceof NestingLockBusy)) throw e;
     }
-    return this.#db.transaction().execute(async (trx) => {
+    return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
       await lockNesting(trx, orgId);
-      return work(trx, "held");
+      return work(trx, "held", record);
     });
-  }
-
-  async #record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void> {
-    if (events.length > 0) await this.#events.record(trx, client, events);
   }
 }

@@ -7,6 +7,9 @@ export interface UserWrite {
   readonly password?: string | undefined;
 }
 
+/** Turns the stored document into the one to write (PUT, PATCH); it may throw to refuse the request. */
+export type Change = (current: UserDocument) => UserWrite;
+
 /** A direct group membership of a user (spec 2.1 `groups`). */
 export interface GroupRef {
   readonly value: string;
@@ -27,20 +30,27 @@ export interface StoredUser {
 }
 
 /**
- * A user as JSON text, read for a response without a projection (see scim/users/serialize renderUserText): each
- * field is JSON text to splice in as it is.
+ * A user as read: the stored document as JSON text (data to hand on, parsed only by who needs its values) and what
+ * the server computes.
  */
-export interface UserText {
+export interface UserRecord {
   readonly id: string;
-  /** The document's `schemas` array. */
-  readonly schemas: string;
-  /** The stored document without `schemas`: a JSON object that holds none of id, meta, groups, password. */
-  readonly body: string;
-  /** RFC 3339 UTC timestamps with milliseconds, as Date.toISOString writes them (not JSON strings). */
-  readonly created: string;
-  readonly lastModified: string;
-  /** The `groups` array (value, display, type), or undefined when the user has none. */
+  /** The row version: every write of the row changes it. */
+  readonly version: string;
+  /** `identities.scim` as jsonb writes it (`{"key": value, ...}`): a UserDocument. */
+  readonly document: string;
+  /** Whether the document holds a key the server owns (id, meta, groups, password); written documents never do. */
+  readonly ownedKeys: boolean;
+  /** RFC 3339 UTC timestamps with milliseconds, as Date.toISOString writes them. */
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /**
+   * The direct memberships as JSON text: `[]`, or `[{"id":"<group id>","display":<displayName>}, ...]` ordered by
+   * displayName — exactly these keys, in this order, without whitespace. Undefined when not read (see ReadView).
+   */
   readonly groups: string | undefined;
+  /** Spec 2.2: the manager's display name, only for a manager of the same organization. */
+  readonly managerDisplayName: string | null;
 }
 
 /** What a read must load beyond the row itself. */

@@ -4,7 +4,7 @@ import { groupIndexedAttributes } from "../../directory/groups/extension-index.j
 import type { Group, GroupFilter } from "../../directory/groups/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { badRequest, ScimError } from "../errors.js";
-import type { ScimDeps } from "../index.js";
+import type { ScimDeps } from "../deps.js";
 import { applyPatch } from "../patch/apply.js";
 import { refuseOtherMethods } from "../plugin.js";
 import type { EqFilter } from "../query/filter.js";

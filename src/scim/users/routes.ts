@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { ExtensionConflictError, IdentityConflictError } from "../../directory/identities/errors.js";
 import type { ReadView, UserFilter } from "../../directory/identities/types.js";
-import { MappingError } from "../../directory/mapping/errors.js";
 import { isUuid } from "../../platform/ids.js";
+import type { ScimDeps } from "../deps.js";
 import { ScimError } from "../errors.js";
-import type { ScimDeps } from "../index.js";
 import { applyPatch } from "../patch/apply.js";
+import type { JsonObject } from "../patch/types.js";
 import { refuseOtherMethods } from "../plugin.js";
 import type { EqFilter } from "../query/filter.js";
 import { listResponse, pageRequestOf } from "../query/list-page.js";
@@ -13,40 +12,18 @@ import { parseListQuery, parseProjection } from "../query/list-query.js";
 import { includes, type Projection } from "../query/projection.js";
 import { rawArray, stringifyWithRaw } from "../raw-json.js";
 import { extensionLookup, indexedValue, registryOf } from "../schema/client-registry.js";
-import { CORE_REGISTRY, type SchemaRegistry } from "../schema/registry.js";
-import type { JsonObject } from "../patch/types.js";
-import { isPlainSchemas } from "./extension-render.js";
+import { CORE_REGISTRY } from "../schema/registry.js";
 import { checkImmutable } from "./extension-rules.js";
 import { hasForeign, splitForeign, withForeign } from "./foreign-extensions.js";
-import { isUserText, renderUser, renderUserText, userLocation, userTextRenderer } from "./serialize.js";
+import { userRenderer } from "./render-text.js";
+import { userLocation } from "./serialize.js";
 import { validateUser } from "./validate.js";
 
 type Query = Record<string, unknown>;
 
 const notFound = (id: string) => new ScimError(404, undefined, `user ${id} not found`);
 
-/** No projection: the response is every attribute, spliced as JSON text (renderUserText). */
-const isWhole = (p: Projection): boolean =>
-  (p.attributes === undefined || p.attributes.length === 0) &&
-  (p.excludedAttributes === undefined || p.excludedAttributes.length === 0);
-
-/** Which stored `schemas` arrays a client may be sent verbatim (see PlainSchemas). */
-const plainFor = (registry: SchemaRegistry) =>
-  registry.memo("users.plainFor", () => (schemasText: string) => isPlainSchemas(registry, schemasText));
-
 const viewOf = (projection: Projection): ReadView => ({ groups: includes("User", projection, "groups") });
-
-/** Domain errors → SCIM errors (spec 7): conflicts are 409 uniqueness, a failed data mapping is a 500. */
-async function translated<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    if (e instanceof IdentityConflictError) throw new ScimError(409, "uniqueness", e.message);
-    if (e instanceof ExtensionConflictError) throw new ScimError(409, "uniqueness", e.message);
-    if (e instanceof MappingError) throw new ScimError(500, undefined, `data mapping failed: ${e.message}`);
-    throw e;
-  }
-}
 
 function userFilter(filter: EqFilter | undefined): UserFilter | undefined {
   if (filter === undefined) return undefined;
@@ -57,9 +34,12 @@ function userFilter(filter: EqFilter | undefined): UserFilter | undefined {
   return { attribute: filter.attribute, value: filter.value };
 }
 
-/** Spec 4.2: /Users and /Users/{id}; every response that returns a user honours the projection (spec 4.4). */
+/**
+ * Spec 4.2: /Users and /Users/{id}; every response that returns a user honours the projection (spec 4.4) and is
+ * rendered by userRenderer. Domain errors become SCIM errors in the scope's error handler (scimErrorOf).
+ */
 export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void {
-  const { identities } = deps;
+  const { commands, queries } = deps.identities;
   const baseOf = (req: FastifyRequest) => `${deps.publicUrl()}/scim/${encodeURIComponent(req.scimClient.clientId)}/v2`;
   const idOf = (req: FastifyRequest): string => {
     const { id } = req.params as { id: string };
@@ -72,32 +52,22 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     const client = req.scimClient;
     const registry = registryOf(client);
     const write = validateUser(req.body, registry);
-    const { user } = await translated(() =>
-      identities.create(client.organizationId, client, write, viewOf(projection)),
-    );
-    // Spec 4.5.7 and DESIGN: an auto-linked create answers 201 with the existing id as well.
-    reply.code(201).header("location", userLocation(baseOf(req), user.id));
-    return renderUser(user, baseOf(req), projection, registry);
+    const { user } = await commands.create(client.organizationId, client, write, viewOf(projection));
+    // Spec 4.5.7: an auto-linked create answers 201 with the existing id as well.
+    const base = baseOf(req);
+    reply.code(201).header("location", userLocation(base, user.id));
+    return reply.send(userRenderer(base, projection, registry)(user));
   });
 
   scope.get("/Users/:id", async (req, reply) => {
     const projection = parseProjection(req.query as Query);
     const id = idOf(req);
-    const registry = registryOf(req.scimClient);
-    if (isWhole(projection)) {
-      const user = await identities.getText(req.scimClient.organizationId, id, plainFor(registry));
-      if (user === undefined) throw notFound(id);
-      const base = baseOf(req);
-      return reply.send(
-        isUserText(user) ? renderUserText(user, base) : JSON.stringify(renderUser(user, base, projection, registry)),
-      );
-    }
-    const user = await identities.get(req.scimClient.organizationId, id, viewOf(projection));
+    const user = await queries.record(req.scimClient.organizationId, id, viewOf(projection));
     if (user === undefined) throw notFound(id);
-    return renderUser(user, baseOf(req), projection, registry);
+    return reply.send(userRenderer(baseOf(req), projection, registryOf(req.scimClient))(user));
   });
 
-  scope.put("/Users/:id", async (req) => {
+  scope.put("/Users/:id", async (req, reply) => {
     const projection = parseProjection(req.query as Query);
     const id = idOf(req);
     const client = req.scimClient;
@@ -109,14 +79,12 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
       checkImmutable(registry, current as JsonObject, write.scim as JsonObject);
       return withForeign(write, splitForeign(current, registry).foreign);
     };
-    const user = await translated(() =>
-      identities.update(client.organizationId, client, id, change, viewOf(projection)),
-    );
+    const user = await commands.update(client.organizationId, client, id, change, viewOf(projection));
     if (user === undefined) throw notFound(id);
-    return renderUser(user, baseOf(req), projection, registry);
+    return reply.send(userRenderer(baseOf(req), projection, registry)(user));
   });
 
-  scope.patch("/Users/:id", async (req) => {
+  scope.patch("/Users/:id", async (req, reply) => {
     const projection = parseProjection(req.query as Query);
     const id = idOf(req);
     const client = req.scimClient;
@@ -132,42 +100,26 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
       checkImmutable(registry, own as JsonObject, write.scim as JsonObject);
       return withForeign(write, foreign);
     };
-    const user = await translated(() =>
-      identities.update(client.organizationId, client, id, change, viewOf(projection)),
-    );
+    const user = await commands.update(client.organizationId, client, id, change, viewOf(projection));
     if (user === undefined) throw notFound(id);
-    return renderUser(user, baseOf(req), projection, registry);
+    return reply.send(userRenderer(baseOf(req), projection, registry)(user));
   });
 
   scope.delete("/Users/:id", async (req, reply) => {
     const id = idOf(req);
     const client = req.scimClient;
-    if (!(await identities.delete(client.organizationId, client, id))) throw notFound(id);
+    if (!(await commands.delete(client.organizationId, client, id))) throw notFound(id);
     return reply.code(204).send();
   });
 
   scope.get("/Users", async (req, reply) => {
     const client = req.scimClient;
-    const registry = registryOf(client);
     const query = parseListQuery("User", req.query as Query, extensionLookup(client.indexedAttributes));
     const { request, context } = pageRequestOf("User", client.clientId, query, deps.cursors);
     const projection: Projection = { attributes: query.attributes, excludedAttributes: query.excludedAttributes };
-    if (isWhole(projection)) {
-      const page = await identities.listText(
-        client.organizationId,
-        userFilter(query.filter),
-        request,
-        plainFor(registry),
-      );
-      const base = baseOf(req);
-      const renderText = userTextRenderer(base);
-      const render = (u: (typeof page.rows)[number]) =>
-        isUserText(u) ? renderText(u) : JSON.stringify(renderUser(u, base, projection, registry));
-      return reply.send(stringifyWithRaw(listResponse(query, page, render, deps.cursors, context, rawArray)));
-    }
-    const page = await identities.list(client.organizationId, userFilter(query.filter), request, viewOf(projection));
-    const base = baseOf(req);
-    return listResponse(query, page, (u) => renderUser(u, base, projection, registry), deps.cursors, context);
+    const page = await queries.records(client.organizationId, userFilter(query.filter), request, viewOf(projection));
+    const render = userRenderer(baseOf(req), projection, registryOf(client));
+    return reply.send(stringifyWithRaw(listResponse(query, page, render, deps.cursors, context, rawArray)));
   });
 
   refuseOtherMethods(scope, "/Users", ["GET", "POST"]);

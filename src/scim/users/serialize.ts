@@ -1,4 +1,4 @@
-import type { StoredUser, UserText } from "../../directory/identities/types.js";
+import type { UserRecord } from "../../directory/identities/types.js";
 import { type Projection, project } from "../query/projection.js";
 import {
   COMMON_ATTRIBUTES,
@@ -30,13 +30,13 @@ export const userLocation = (baseUrl: string, id: string): string => `${baseUrl}
  * the manager's read-only displayName and `meta` — then the projection of RFC 7644 §3.9.
  */
 export function renderUser(
-  user: StoredUser,
+  user: UserRecord,
   baseUrl: string,
   projection: Projection,
   registry: SchemaRegistry = CORE_REGISTRY,
 ): Json {
   // The stored document's own keys (a handful), sorted into ORDER: cheaper than probing every key ORDER names.
-  const scim = user.scim;
+  const scim = JSON.parse(user.document) as Json;
   const own: Json = { id: user.id };
   const RANK = registry === CORE_REGISTRY ? CORE_RANK : rankOf(registry, ORDER);
   const rank = (key: string): number | undefined =>
@@ -49,9 +49,8 @@ export function renderUser(
       manager: { ...enterprise.manager, displayName: user.managerDisplayName },
     };
   }
-  if (user.groups !== undefined && user.groups.length > 0) {
-    own.groups = user.groups.map((g) => ({ value: g.value, display: g.display, type: "direct" }));
-  }
+  const groups = user.groups === undefined ? [] : (JSON.parse(user.groups) as { id: string; display: string }[]);
+  if (groups.length > 0) own.groups = groups.map((g) => ({ value: g.id, display: g.display, type: "direct" }));
   const keys = Object.keys(own);
   for (const key of Object.keys(scim))
     if (!Object.hasOwn(own, key) && rank(key) !== undefined && scim[key] !== undefined) keys.push(key);
@@ -64,37 +63,11 @@ export function renderUser(
   if (registry !== CORE_REGISTRY) hiddenOf(registry, out, projection);
   out.meta = {
     resourceType: "User",
-    created: user.createdAt.toISOString(),
-    lastModified: user.updatedAt.toISOString(),
+    created: user.createdAt,
+    lastModified: user.updatedAt,
     location: userLocation(baseUrl, user.id),
   };
   return project("User", out, projection, registry);
 }
 
 const isJson = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/**
- * renderUser without a projection, as JSON text spliced from the database's: `schemas` and `id` first, then the
- * stored document's members (jsonb's key order), `groups` and `meta`. No key repeats: the document holds none of
- * id, groups, meta (the repository checks; such a user comes back as a StoredUser), and without a projection
- * renderUser keeps every member the document has (validateUser stores registry attributes only).
- */
-export function renderUserText(user: UserText, baseUrl: string): string {
-  return userTextRenderer(baseUrl)(user);
-}
-
-/** renderUserText for many users of one base URL: the location's JSON prefix is escaped once, not per user. */
-export function userTextRenderer(baseUrl: string): (user: UserText) => string {
-  const location = JSON.stringify(userLocation(baseUrl, "")).slice(0, -1);
-  // The id is a UUID from the database: nothing in it needs escaping.
-  return (user) => {
-    const body = user.body.length > 2 ? `,${user.body.slice(1, -1)}` : "";
-    const groups = user.groups === undefined ? "" : `,"groups":${user.groups}`;
-    return (
-      `{"schemas":${user.schemas},"id":"${user.id}"${body}${groups},"meta":{"resourceType":"User",` +
-      `"created":"${user.created}","lastModified":"${user.lastModified}","location":${location}${user.id}"}}`
-    );
-  };
-}
-
-export const isUserText = (user: UserText | StoredUser): user is UserText => "body" in user;

@@ -1,0 +1,225 @@
+import type { Clock } from "../../platform/clock.js";
+import { uuidv7 } from "../../platform/ids.js";
+import type { Db } from "../../storage/database.js";
+import { isUniqueViolation } from "../../storage/errors.js";
+import { type DirectoryEvent, type EventSink, membershipEventData } from "../events.js";
+import { transactionWithEvents } from "../events-repo.js";
+import { groupRaw } from "../groups/events.js";
+import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
+import { burnVerification, hashPassword, verifyPassword } from "../passwords.js";
+import type { ScimClient } from "../scim-clients/service.js";
+import { columnsOf as indexedColumnsOf, identifierKey, identifiersOf, sameJson } from "./document.js";
+import { DocumentCache, type VersionedDocument } from "./document-cache.js";
+import { ExtensionConflictError } from "./errors.js";
+import { extensionValuesOf } from "./extension-values.js";
+import { type LockedWrites, lockedUpdate } from "./locked-update.js";
+import { toIdentity } from "./queries.js";
+import * as repo from "./repo.js";
+import { type RecordRow, toRecord } from "./repo-columns.js";
+import { identifierOwners } from "./repo-index.js";
+import { credentialOf } from "./repo-reads.js";
+import type { Change, Identity, ReadView, UserDocument, UserRecord, UserWrite } from "./types.js";
+import { visibleTo } from "./visible.js";
+import { conflictOf, linkTarget, sameIdentifiers, sameIndexed, userEvent } from "./write-rules.js";
+
+export type VerifyResult =
+  | { readonly ok: true; readonly identity: Identity }
+  | { readonly ok: false; readonly reason: "mismatch" | "inactive" };
+
+/**
+ * The writes of identities behind SCIM users. Every method takes the organization first; a write records its events in
+ * the statement or transaction that makes it and announces them once committed; a write that changes nothing writes
+ * and records nothing.
+ */
+export class IdentityCommands {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #events: EventSink;
+  readonly #mapper: DataMapper;
+  readonly #cache: DocumentCache;
+
+  constructor(db: Db, clock: Clock, events: EventSink, mapper: DataMapper, cache = new DocumentCache(0)) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#events = events;
+    this.#mapper = mapper;
+    this.#cache = cache;
+  }
+
+  get #writes(): LockedWrites {
+    return { db: this.#db, clock: this.#clock, events: this.#events };
+  }
+
+  /** POST /Users. With auto_link, a clash in the same organization on userName or primary email becomes a replace. */
+  async create(
+    orgId: string,
+    client: ScimClient,
+    write: UserWrite,
+    view: ReadView,
+  ): Promise<{ user: UserRecord; linked: boolean }> {
+    const mapping = await this.#mapper.forSource(client.mapping);
+    const now = this.#clock.now();
+    const id = uuidv7(now.getTime());
+    const traits = await mapping.evaluate({ id, ...write.scim });
+    const passwordHash = write.password === undefined ? null : await hashPassword(write.password);
+    const identifiers = identifiersOf(write.scim);
+    const extensionValues = extensionValuesOf(write.scim, client.indexedAttributes);
+    let extensionConflict = false;
+    try {
+      const events = this.#events.batch(client, [userEvent(client, "user.created", id, write.scim)]);
+      const row = await repo.createUser(
+        this.#db,
+        {
+          id,
+          organization_id: orgId,
+          ...indexedColumnsOf(write.scim),
+          scim: write.scim,
+          traits,
+          password_hash: passwordHash,
+          now,
+        },
+        identifiers,
+        events,
+        extensionValues,
+      );
+      this.#events.committed(events);
+      this.#cache.remember(orgId, row);
+      return { user: { ...toRecord(row), groups: view.groups ? "[]" : undefined }, linked: false };
+    } catch (e) {
+      const extensionClash = isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY);
+      // With auto_link, a retried create may meet its own unique extension value: link as for its userName.
+      if (extensionClash && !client.autoLink) throw new ExtensionConflictError();
+      if (!extensionClash && !isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
+      if (extensionClash) extensionConflict = true;
+    }
+    const owners = await identifierOwners(
+      this.#db,
+      identifiers.map((x) => x.value),
+    );
+    const target = client.autoLink ? linkTarget(orgId, write.scim, owners) : undefined;
+    if (target !== undefined) {
+      const user = await this.update(orgId, client, target, () => write, view);
+      if (user !== undefined) return { user, linked: true };
+    }
+    if (extensionConflict) throw new ExtensionConflictError();
+    throw conflictOf(orgId, undefined, owners);
+  }
+
+  /**
+   * PUT and PATCH. The password changes only when `change` returns one (spec 4.5.1). The change runs on the
+   * remembered document when there is one (see DocumentCache) and is written with its version guard: one round trip.
+   * Otherwise, or when that write does not apply, the row is read without a lock and the change written the same
+   * way: two round trips instead of BEGIN, SELECT … FOR UPDATE, UPDATE, outbox INSERT, COMMIT. Writes that touch
+   * the password or the identifiers, and rows changed in between, take the locked path.
+   */
+  async update(
+    orgId: string,
+    client: ScimClient,
+    id: string,
+    change: Change,
+    view: ReadView,
+  ): Promise<UserRecord | undefined> {
+    const mapping = await this.#mapper.forSource(client.mapping);
+    const remembered = this.#cache.get(orgId, id);
+    if (remembered !== undefined) {
+      const done = await this.#guarded(orgId, client, id, remembered, undefined, change, view, mapping);
+      if (done !== undefined) return done;
+    }
+    const current = await repo.readUser(this.#db, orgId, id, view.groups);
+    if (current === undefined) {
+      this.#cache.forget(orgId, id);
+      return undefined;
+    }
+    const done = await this.#guarded(orgId, client, id, current, current, change, view, mapping);
+    if (done !== undefined) return done;
+    const locked = await lockedUpdate(this.#writes, orgId, client, id, change, view, mapping);
+    if (locked === undefined) return undefined;
+    this.#cache.remember(orgId, locked);
+    return toRecord(locked);
+  }
+
+  /**
+   * `change` applied to `base` and written in one statement guarded by `base.version`; undefined when that cannot
+   * be. `read` is the row `base` was read from just now; without it, `base` is a remembered document that may be
+   * outdated, so only an applied write counts: a refusal or "nothing changed" is left to a fresh read.
+   */
+  async #guarded(
+    orgId: string,
+    client: ScimClient,
+    id: string,
+    base: VersionedDocument,
+    read: RecordRow | undefined,
+    change: Change,
+    view: ReadView,
+    mapping: CompiledMapping,
+  ): Promise<UserRecord | undefined> {
+    const document = JSON.parse(base.document) as UserDocument;
+    let planned: { write: UserWrite; traits: Record<string, unknown> } | undefined;
+    try {
+      const write = change(document);
+      if (write.password !== undefined) return undefined;
+      if (sameJson(document, write.scim)) return read === undefined ? undefined : toRecord(read);
+      if (!sameIdentifiers(document, write.scim) || !sameIndexed(client, document, write.scim)) return undefined;
+      planned = { write, traits: await mapping.evaluate({ id, ...write.scim }) };
+    } catch (e) {
+      if (read !== undefined) throw e;
+      return undefined;
+    }
+    const { write, traits } = planned;
+    const events = this.#events.batch(client, [userEvent(client, "user.updated", id, write.scim)]);
+    const row = await repo.updateUserAt(
+      this.#db,
+      orgId,
+      id,
+      base.version,
+      { ...indexedColumnsOf(write.scim), scim: write.scim, traits, now: this.#clock.now() },
+      view.groups,
+      events,
+    );
+    if (row === undefined) return undefined;
+    this.#events.committed(events);
+    this.#cache.remember(orgId, row);
+    return toRecord(row);
+  }
+
+  /**
+   * Deletes the identity, its identifiers, credential and memberships (FK cascades); spec 3. Each group it was a
+   * direct member of gets a group.user_removed (keyed by the group), recorded before the user.deleted.
+   */
+  async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
+    this.#cache.forget(orgId, id);
+    return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
+      const groups = await repo.touchGroupsOf(trx, orgId, id, this.#clock.now());
+      const deleted = await repo.deleteUser(trx, orgId, id);
+      if (deleted === undefined) return false;
+      // The same data as a group PATCH's group.user_removed (groups/events.ts membershipEvents).
+      const member = { ...visibleTo(client, deleted.scim), id };
+      const removed: DirectoryEvent[] = groups.map((g) => ({
+        kind: "group.user_removed",
+        resourceId: g.id,
+        data: membershipEventData(
+          member,
+          groupRaw({ id: g.id, displayName: g.display_name, externalId: g.external_id }),
+        ),
+      }));
+      await record(client, [...removed, userEvent(client, "user.deleted", id, deleted.scim)]);
+      return true;
+    });
+  }
+
+  /**
+   * The password must match an active identity. Unknown identifiers and identities without a password verify
+   * against a dummy hash, so every answer costs one argon2 verification.
+   */
+  async verifyPassword(identifier: string, password: string): Promise<VerifyResult> {
+    const row = await credentialOf(this.#db, identifierKey(identifier));
+    const matches =
+      row === undefined || row.password_hash === null
+        ? await burnVerification(password)
+        : await verifyPassword(row.password_hash, password);
+    if (!matches || row === undefined) return { ok: false, reason: "mismatch" };
+    // Spec 3: an inactive user cannot log in.
+    if (!row.active) return { ok: false, reason: "inactive" };
+    return { ok: true, identity: toIdentity(row) };
+  }
+}

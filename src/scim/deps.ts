@@ -1,0 +1,22 @@
+import type { GroupService } from "../directory/groups/service.js";
+import type { IdentityService } from "../directory/identities/service.js";
+import type { Observability } from "../observability/index.js";
+import type { Clock } from "../platform/clock.js";
+import type { Logger } from "../platform/logger.js";
+import type { ScimClientLookup } from "./plugin.js";
+import type { CursorCodec } from "./query/cursor.js";
+
+/** What the SCIM protocol adapter is built from (its own module, so the route files and index.ts import no loop). */
+export interface ScimDeps {
+  readonly clients: ScimClientLookup;
+  readonly publicUrl: () => string;
+  readonly logger: Logger;
+  /** The request log's timestamps. */
+  readonly clock: Clock;
+  readonly cursors: CursorCodec;
+  /** The domain services: built once in app.ts and shared with the admin API (one mapping cache). */
+  readonly identities: IdentityService;
+  readonly groups: GroupService;
+  /** Metrics, log lines and the request log of every SCIM request. */
+  readonly observability: Observability;
+}

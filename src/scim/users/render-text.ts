@@ -1,0 +1,73 @@
+import type { UserRecord } from "../../directory/identities/types.js";
+import type { Projection } from "../query/projection.js";
+import type { SchemaRegistry } from "../schema/registry.js";
+import { isPlainSchemas } from "./extension-render.js";
+import { renderUser, userLocation } from "./serialize.js";
+
+/** No projection: the response is every attribute. */
+export const isWhole = (p: Projection): boolean =>
+  (p.attributes === undefined || p.attributes.length === 0) &&
+  (p.excludedAttributes === undefined || p.excludedAttributes.length === 0);
+
+/**
+ * How every users route answers: a UserRecord as the JSON text of renderUser. Without a projection, a user whose
+ * stored document this client sees whole is spliced from the record's JSON text, nothing parsed: `schemas` and `id`
+ * first, then the document's members (jsonb's key order), `groups` and `meta`. No key repeats: the document holds
+ * none of id, groups, meta (ownedKeys says otherwise), and without a projection renderUser keeps every member the
+ * document has (validateUser stores registry attributes only). Any other user is rendered as an object.
+ */
+export function userRenderer(
+  baseUrl: string,
+  projection: Projection,
+  registry: SchemaRegistry,
+): (user: UserRecord) => string {
+  const object = (user: UserRecord) => JSON.stringify(renderUser(user, baseUrl, projection, registry));
+  if (!isWhole(projection)) return object;
+  // The location's JSON prefix is escaped once per page, not per user; an id is a UUID: nothing in it to escape.
+  const location = JSON.stringify(userLocation(baseUrl, "")).slice(0, -1);
+  return (user) => {
+    const split = user.managerDisplayName === null && !user.ownedKeys ? splitSchemas(user.document) : undefined;
+    if (split === undefined || !isPlainSchemas(registry, split.schemas)) return object(user);
+    const body = split.body.length > 2 ? `,${split.body.slice(1, -1)}` : "";
+    const groups = user.groups === undefined || user.groups === "[]" ? "" : `,"groups":${scimGroups(user.groups)}`;
+    return (
+      `{"schemas":${split.schemas},"id":"${user.id}"${body}${groups},"meta":{"resourceType":"User",` +
+      `"created":"${user.createdAt}","lastModified":"${user.updatedAt}","location":${location}${user.id}"}}`
+    );
+  };
+}
+
+/**
+ * jsonb's text of a stored document: `{"key": value, ...}`. Inside a JSON string every `"` is escaped, so this
+ * pattern (an unescaped quote, the name, `": [`) can only match a key; a stored document holds registry attributes
+ * only (validateUser), none with a sub-attribute named `schemas`.
+ */
+const SCHEMAS = '"schemas": [';
+const SCHEMA_LIST = /^\["[^"\\\]]*"(, "[^"\\\]]*")*\]$/;
+
+/** The document's `schemas` array and the document without it, or undefined when it is not the plain shape. */
+export function splitSchemas(text: string): { schemas: string; body: string } | undefined {
+  const at = text.indexOf(SCHEMAS);
+  const end = at < 0 ? -1 : text.indexOf("]", at);
+  if (end < 0) return undefined;
+  const schemas = text.slice(at + SCHEMAS.length - 1, end + 1);
+  if (!SCHEMA_LIST.test(schemas)) return undefined;
+  let before = text.slice(0, at);
+  let after = text.slice(end + 1);
+  if (after.startsWith(", ")) after = after.slice(2);
+  else if (before.endsWith(", ")) before = before.slice(0, -2);
+  return { schemas, body: before + after };
+}
+
+const HEAD = '[{"id":"';
+const BETWEEN = '},{"id":"';
+
+/**
+ * UserRecord.groups (`[{"id":"…","display":…},…]`, not empty) as the SCIM `groups` array (spec 2.1): each element's
+ * `id` becomes `value`, and `"type":"direct"` closes it. `},{"id":"` can only be a boundary between elements: inside
+ * a JSON string every `"` is escaped, so `{"` never occurs there.
+ */
+export function scimGroups(groups: string): string {
+  const inner = groups.slice(HEAD.length, -2).replaceAll(BETWEEN, ',"type":"direct"},{"value":"');
+  return `[{"value":"${inner},"type":"direct"}]`;
+}
