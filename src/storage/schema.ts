@@ -1,6 +1,19 @@
 import type { ColumnType, Generated, GeneratedAlways } from "kysely";
+import type {
+  AdminAuditLogTable,
+  ScimRequestCountsTable,
+  ScimRequestLogTable,
+  WebhookDispatchersTable,
+} from "./schema-operations.js";
 
-/** The only place row types live. Column names are snake_case, as in SQL. */
+export type {
+  AdminAuditLogTable,
+  ScimRequestCountsTable,
+  ScimRequestLogTable,
+  WebhookDispatchersTable,
+} from "./schema-operations.js";
+
+/** The only place row types live (with schema-operations.ts). Column names are snake_case, as in SQL. */
 export interface Database {
   organizations: OrganizationsTable;
   scim_clients: ScimClientsTable;
@@ -219,13 +232,6 @@ export interface DirectoryEventsTable {
   data: string;
 }
 
-/** Running webhook dispatchers: a claim whose owner's heartbeat is stale (or gone) is taken over. */
-export interface WebhookDispatchersTable {
-  id: string;
-  heartbeat_at: Timestamp;
-  started_at: Timestamp;
-}
-
 /** The webhook event log: one row per delivery attempt, kept while `log_webhook_events` is on. */
 export interface WebhookEventsTable {
   id: string;
@@ -270,41 +276,3 @@ export interface AdminTokensTable {
 
 /** Which SCIM requests of a connection the request log keeps. */
 export type RequestLogMode = "errors" | "all" | "off";
-
-export interface ScimRequestLogTable {
-  id: string;
-  client_id: string;
-  organization_id: string;
-  time: Timestamp;
-  method: string;
-  path: string;
-  query: string;
-  status: number;
-  scim_type: string | null;
-  duration_ms: number;
-  resource_id: string | null;
-  request_body: string | null;
-  request_truncated: boolean;
-  response_body: string | null;
-  response_truncated: boolean;
-  user_agent: string | null;
-}
-
-export interface ScimRequestCountsTable {
-  client_id: string;
-  hour: Timestamp;
-  requests: number;
-  errors: number;
-  last_request_time: Timestamp;
-}
-
-export interface AdminAuditLogTable {
-  id: string;
-  time: Timestamp;
-  actor_id: string;
-  actor_name: string;
-  action: string;
-  target: string;
-  changed_fields: string[];
-  status: number;
-}

@@ -71,7 +71,7 @@ const IDP_USER = {
 };
 const idpCases = (): Case[] =>
   readdirSync(new URL("../fixtures/idp/", import.meta.url))
-    .filter((f) => /-patch-/.test(f) && f.endsWith(".json"))
+    .filter((f) => /-patch-/.test(f) && !f.includes("-group-") && f.endsWith(".json"))
     .map((f) => f.replace(/\.json$/, ""))
     .map((name) => ({
       name,

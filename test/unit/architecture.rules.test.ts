@@ -63,12 +63,12 @@ const isLocal = (target: string): boolean => target.startsWith("src/");
 const isSqlPackage = (target: string): boolean => target === "kysely" || target === "pg" || target.startsWith("pg-");
 const isHttpFramework = (target: string): boolean => target === "fastify" || target.startsWith("@fastify/");
 /**
- * Repositories own SQL: `repo.ts`, `*-repo.ts`, files of a `repo/` folder, and everything under `src/storage/`. The
+ * Repositories own SQL: `repo.ts`, `*-repo.ts`, `repo-*.ts`, files of a `repo/` folder, and everything under `src/storage/`. The
  * tracer also loads the `pg` driver, to instrument it before any pool opens; it passes no SQL type anywhere.
  */
 const isRepository = (file: string): boolean =>
   file.startsWith("src/storage/") ||
-  /(^|\/|-)repo\.tsx?$/.test(file) ||
+  /(^|\/|-)repo(-[a-z-]+)?\.tsx?$/.test(file) ||
   /\/repo\//.test(file) ||
   file === "src/observability/tracing.ts";
 

@@ -5,7 +5,7 @@ import { executePrepared } from "../../storage/prepared.js";
 import type { Database, DirectoryGroupsTable } from "../../storage/schema.js";
 import { organizationTotal } from "../resource-counts.js";
 import { GroupError } from "./errors.js";
-import { GROUP_EXTENSION_INDEX, indexedMatches } from "../extension-index.js";
+import { GROUP_EXTENSION_INDEX, indexedMatches } from "../extension-index-repo.js";
 import type { Group, GroupExtensions, GroupFilter, GroupPage } from "./types.js";
 
 /** The pool or a transaction: repository functions run wherever the service runs them. */

@@ -7,7 +7,7 @@ import type { EventSink } from "../events.js";
 import { type RecordEvents, transactionWithEvents } from "../events-repo.js";
 import type { ScimClient } from "../scim-clients/service.js";
 import { groupEvent, membershipEvents } from "./events.js";
-import { indexExtensions, sameExtensions } from "./extension-index.js";
+import { indexExtensions, sameExtensions } from "./extension-index-repo.js";
 import { lockNesting, membersJson } from "./membership-repo.js";
 import { applyMembership, type NestingLock, NestingLockBusy } from "./memberships.js";
 import {

@@ -3,7 +3,7 @@ import { type Db, PREPARED } from "../../storage/database.js";
 import type { Database } from "../../storage/schema.js";
 import type { OutboxBatch } from "../events.js";
 import { eventWrites } from "../events-repo.js";
-import { IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index.js";
+import { IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index-repo.js";
 import type { Identifier } from "./document.js";
 import type { ExtensionValue } from "./extension-values.js";
 import { columnsOf, type Executor, type RecordRow } from "./repo-columns.js";

@@ -4,7 +4,7 @@ import type { RequestLogMode, ScimClientsTable } from "../../storage/schema.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
 import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.js";
 import type { Clock } from "../../platform/clock.js";
-import { reindexDeclared } from "../extension-index.js";
+import { reindexDeclared } from "../extension-index-repo.js";
 import { ScimClientCache } from "./cache.js";
 import {
   type ExtensionDeclaration,

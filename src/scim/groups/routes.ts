@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GroupError } from "../../directory/groups/errors.js";
-import { groupIndexedAttributes } from "../../directory/groups/extension-index.js";
+import { groupIndexedAttributes } from "../../directory/groups/extension-index-repo.js";
 import type { Group, GroupFilter } from "../../directory/groups/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { badRequest, ScimError } from "../errors.js";

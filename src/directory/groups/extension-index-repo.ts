@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
 import { isUniqueViolation } from "../../storage/errors.js";
 import type { Database } from "../../storage/schema.js";
-import { GROUP_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index.js";
+import { GROUP_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index-repo.js";
 import { extensionValuesOf, sameExtensionValues } from "../identities/extension-values.js";
 import { type IndexedAttribute, indexedAttributesOf } from "../scim-clients/extensions.js";
 import type { ScimClient } from "../scim-clients/service.js";
