@@ -8,6 +8,7 @@ import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
 import { registerAdminTokenRoutes } from "./admin/tokens/routes.js";
 import { AdminTokenService } from "./admin/tokens/service.js";
 import { registerApiKeyRoutes } from "./apikeys/routes.js";
+import { ApiKeyRepo } from "./apikeys/repo.js";
 import { ApiKeyService } from "./apikeys/service.js";
 import { registerTestMappingRoute } from "./admin/routes/test-mapping.js";
 import { GroupService } from "./directory/groups/service.js";
@@ -20,6 +21,7 @@ import { MappingEvaluator } from "./directory/mapping/evaluator.js";
 import { type MappingSourcePolicy, NO_MAPPING_SOURCES } from "./directory/mapping/policy.js";
 import { MappingSources } from "./directory/mapping/source.js";
 import { mappingValidator } from "./directory/mapping/validate.js";
+import { OrganizationRepo } from "./directory/organizations/repo.js";
 import { OrganizationService } from "./directory/organizations/service.js";
 import {
   createObservability,
@@ -30,6 +32,7 @@ import {
   registerObservabilityRoutes,
   traceMappings,
 } from "./observability/index.js";
+import { ScimClientRepo } from "./directory/scim-clients/repo.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
 import type { Clock } from "./platform/clock.js";
 import { SecretBox } from "./platform/crypto.js";
@@ -81,8 +84,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.onRoute !== undefined) app.addHook("onRoute", deps.onRoute);
   installEdge(app, deps.logger);
   const box = new SecretBox(deps.secrets);
-  const organizations = new OrganizationService(deps.db, deps.clock);
-  const scimClients = new ScimClientService(deps.db, deps.clock, box);
+  const organizations = new OrganizationService(new OrganizationRepo(deps.db), deps.clock);
+  const scimClients = new ScimClientService(new ScimClientRepo(deps.db), deps.clock, box);
   const observability =
     deps.observability ?? createObservability({ db: deps.db, clock: deps.clock, logger: deps.logger });
   const webhooks =
@@ -130,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         health: observability.health,
       });
       registerApiKeyRoutes(scope, {
-        apiKeys: new ApiKeyService(deps.db, deps.clock),
+        apiKeys: new ApiKeyService(new ApiKeyRepo(deps.db), deps.clock),
         clock: deps.clock,
         onRateLimited: () => observability.metrics.apiKeyRateLimited(),
       });

@@ -11,6 +11,7 @@ import { openStorage, type Storage } from "./storage/open.js";
 import { getSetting, putSettingIfAbsent } from "./storage/settings.js";
 import { createWebhooks } from "./webhooks/index.js";
 import { resealWebhookSecrets } from "./directory/scim-clients/reseal.js";
+import { ScimClientRepo } from "./directory/scim-clients/repo.js";
 
 const ADMIN_TOKEN_SETTING = "admin_token_hash";
 
@@ -123,7 +124,7 @@ async function serve(
   if (config.publicUrl === undefined) publicUrl = `http://${host}:${port}`;
   webhooks.dispatcher.start();
   // ROSTER_SECRETS rotation: values sealed with an older key move to the first key, in the background.
-  resealWebhookSecrets(storage.db, new SecretBox(storage.secrets), logger).catch((e: unknown) =>
+  resealWebhookSecrets(new ScimClientRepo(storage.db), new SecretBox(storage.secrets), logger).catch((e: unknown) =>
     logger.error({ err: e }, "re-encrypting webhook secrets failed; it is retried at the next start"),
   );
   logger.info({ url: `http://${host}:${port}`, engine: storage.engine, ms: Date.now() - startedAt }, "Roster ready");

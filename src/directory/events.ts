@@ -1,7 +1,7 @@
 import type { RawBuilder, Transaction } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { DirectoryEventKind } from "./event-kinds.js";
-import type { ScimClient } from "./scim-clients/service.js";
+import type { ScimClient } from "./scim-clients/types.js";
 
 export { DIRECTORY_EVENT_KINDS, type DirectoryEventKind } from "./event-kinds.js";
 

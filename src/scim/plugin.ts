@@ -1,11 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from "fastify";
-import { isClientGone } from "../directory/scim-clients/gone.js";
-import type { ScimClient } from "../directory/scim-clients/service.js";
+import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Logger } from "../platform/logger.js";
 import { logInternalError, pathOnly } from "../platform/internal-error.js";
 import { describeProblem, findUnstorable, findUnstorableParameter, isStorableText } from "../platform/storable.js";
 import { clientDataErrorCode, DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
-import { badRequest, ScimError } from "./errors.js";
+import { badRequest, ScimError, scimErrorOf } from "./errors.js";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.js";
 import { SCIM_CONTENT_TYPE, sendError } from "./render.js";
 
@@ -100,7 +99,8 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
     sendError(reply, 404, undefined, notFoundDetail(req.method, req.url));
   });
 
-  scope.setErrorHandler((error: FastifyError | ScimError, req, reply) => {
+  scope.setErrorHandler((thrown: FastifyError | ScimError, req, reply) => {
+    const error = scimErrorOf(thrown) ?? thrown;
     if (error instanceof ScimError) {
       if (error.status === 401) reply.header("www-authenticate", SCIM_CHALLENGE);
       if (error.status >= 500) {
@@ -127,10 +127,6 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
       case "FST_ERR_CTP_INVALID_JSON_BODY":
         sendError(reply, 400, "invalidSyntax", "request body is not valid JSON");
         return;
-    }
-    if (isClientGone(error)) {
-      sendError(reply, 404, undefined, "SCIM client not found");
-      return;
     }
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { DirectoryEvent, EventSink } from "../directory/events.js";
-import type { ScimClient } from "../directory/scim-clients/service.js";
+import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import { PREPARED } from "../storage/database.js";

@@ -4,7 +4,7 @@ import { uuidv7 } from "../../platform/ids.js";
 import type { Db } from "../../storage/database.js";
 import type { Database } from "../../storage/schema.js";
 import type { DirectoryEvent, EventSink } from "../events.js";
-import type { ScimClient } from "../scim-clients/service.js";
+import type { ScimClient } from "../scim-clients/types.js";
 import { groupEvent, membershipEvents } from "./events.js";
 import { lockNesting, membersJson } from "./membership-repo.js";
 import { applyMembership, type NestingLock, NestingLockBusy } from "./memberships.js";

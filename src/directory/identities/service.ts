@@ -6,7 +6,7 @@ import { type DirectoryEvent, type EventSink, membershipEventData, userEventData
 import { groupRaw } from "../groups/events.js";
 import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
 import { burnVerification, hashPassword, verifyPassword } from "../passwords.js";
-import type { ScimClient } from "../scim-clients/service.js";
+import type { ScimClient } from "../scim-clients/types.js";
 import { columnsOf, identifierKey, identifiersOf, primaryEmail, sameJson } from "./document.js";
 import { ExtensionConflictError, IdentityConflictError } from "./errors.js";
 import { extensionValuesOf, sameExtensionValues } from "./extension-values.js";
