@@ -6,6 +6,7 @@ import { registerIdentityRoutes } from "./admin/routes/identities.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
 import { registerAdminTokenRoutes } from "./admin/tokens/routes.js";
+import { AdminTokenRepo } from "./admin/tokens/repo.js";
 import { AdminTokenService } from "./admin/tokens/service.js";
 import { registerApiKeyRoutes } from "./apikeys/routes.js";
 import { ApiKeyRepo } from "./apikeys/repo.js";
@@ -121,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (scope) => {
-      const adminTokens = new AdminTokenService(deps.db, deps.clock);
+      const adminTokens = new AdminTokenService(new AdminTokenRepo(deps.db), deps.clock);
       installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, adminTokens);
       installAdminObservability(scope, { ...observability, logger: deps.logger, clock: deps.clock });
       registerAdminTokenRoutes(scope, { tokens: adminTokens, clock: deps.clock });

@@ -7,7 +7,8 @@ import { clientDataErrorCode, DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailabl
 import { isDomainError, toAdminError } from "./domain-errors.js";
 import { AdminError, errorBody, invalidArgument } from "./errors.js";
 import { MAX_ADMIN_JSON_DEPTH } from "./limits.js";
-import type { AdminPrincipal, AdminTokenService } from "./tokens/service.js";
+import type { AdminTokenService } from "./tokens/service.js";
+import type { AdminPrincipal } from "./tokens/types.js";
 
 export const ADMIN_PREFIX = "/v2alpha1/admin";
 
