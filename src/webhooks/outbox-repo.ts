@@ -1,6 +1,10 @@
 import { type RawBuilder, sql } from "kysely";
-import { type Db, PREPARED } from "../storage/database.js";
+import type { Db } from "../storage/database.js";
+import { preparedStatement, runPrepared } from "../storage/prepared.js";
 import type { AttemptRecord } from "./event-log.js";
+
+const OUTBOX_RELEASE = preparedStatement("outbox_release");
+const OUTBOX_RECORD_AND_START = preparedStatement("outbox_record_and_start");
 
 /** A claimed outbox row with the client's delivery settings as they are now. */
 export interface ClaimedEvent {
@@ -240,11 +244,15 @@ function toEvents(rows: readonly ClaimRow[], claimToken: string): ClaimedEvent[]
 /** Claimed events that will not be sent now (shutdown): back to the pool at once; none of them was started. */
 export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await sql`${sql.raw(PREPARED)}
+  await runPrepared(
+    db,
+    OUTBOX_RELEASE,
+    sql`
     update webhook_outbox set claimed_until = null, claim_token = null, claimed_by = null
     where (seq, claim_token) in (select * from unnest(${events.map((e) => e.seq)}::bigint[],
       ${events.map((e) => e.claimToken)}::text[]))
-  `.execute(db);
+  `.compile(db),
+  );
 }
 
 /**
@@ -288,7 +296,10 @@ export async function recordAndStart(
   const attempts = finished.flatMap((d) => (d.attempt === null ? [] : [d.attempt]));
   const done = finished.filter((d) => d.retryAt === undefined);
   const retried = finished.filter((d) => d.retryAt !== undefined);
-  const rows = await sql<{ seq: number }>`${sql.raw(PREPARED)}
+  const rows = await runPrepared(
+    db,
+    OUTBOX_RECORD_AND_START,
+    sql<{ seq: number }>`
     with done as (
       delete from webhook_outbox
       where (seq, claim_token) in (select * from unnest(${done.map((d) => d.event.seq)}::bigint[],
@@ -311,6 +322,7 @@ export async function recordAndStart(
     where (seq, claim_token) in (select * from unnest(${start.map((e) => e.seq)}::bigint[],
       ${start.map((e) => e.claimToken)}::text[]))
     returning seq
-  `.execute(db);
+  `.compile(db),
+  );
   return new Set(rows.rows.map((r) => Number(r.seq)));
 }

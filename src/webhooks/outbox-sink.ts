@@ -3,8 +3,10 @@ import type { DirectoryEvent, EventSink } from "../directory/events.js";
 import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
-import { PREPARED } from "../storage/database.js";
+import { preparedStatement, runPrepared } from "../storage/prepared.js";
 import type { Database } from "../storage/schema.js";
+
+const OUTBOX_INSERT = preparedStatement("outbox_insert");
 
 /**
  * The EventSink of the webhooks module: every change becomes a `directory_events` row (the events feed,
@@ -28,7 +30,7 @@ export class OutboxEventSink implements EventSink {
 
   async record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void> {
     const entries = this.inline(client, events, sql`true`);
-    if (entries !== undefined) await sql`${sql.raw(PREPARED)}with ${entries} select 1`.execute(trx);
+    if (entries !== undefined) await runPrepared(trx, OUTBOX_INSERT, sql`with ${entries} select 1`.compile(trx));
   }
 
   inline(

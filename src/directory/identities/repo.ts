@@ -1,12 +1,23 @@
 import { type Expression, type RawBuilder, type SqlBool, sql, type Transaction } from "kysely";
-import { type Db, PREPARED } from "../../storage/database.js";
-import { executePrepared, prepared } from "../../storage/prepared.js";
+import type { Db } from "../../storage/database.js";
+import { type PreparedStatement, preparedStatement, runPrepared } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import { organizationTotal } from "../resource-counts.js";
 import type { Identifier } from "./document.js";
 import type { IndexedAttribute } from "../scim-clients/extensions.js";
 import type { ExtensionValue } from "./extension-values.js";
 import type { CursorPage, GroupRef, OffsetPage, UserFilter, UserPage } from "./types.js";
+
+const USER_BY_ID = preparedStatement("user_by_id");
+const USER_TEXT_BY_ID = preparedStatement("user_text_by_id");
+const USER_VERSIONED = preparedStatement("user_versioned");
+const USER_UPDATE = preparedStatement("user_update");
+const USER_CREATE = preparedStatement("user_create");
+const USERS_WITH_GROUPS = preparedStatement("users_with_groups");
+const USERS_AFTER_CURSOR = preparedStatement("users_after_cursor");
+const USERS_PAGE = preparedStatement("users_page");
+const USERS_PAGE_TEXT = preparedStatement("users_page_text");
+const USERS_LOOKUP_TEXT = preparedStatement("users_lookup_text");
 
 /** Kysely only: every query filters on the organization and is served by an index of 0001-foundation. */
 type Executor = Db | Transaction<Database>;
@@ -125,15 +136,16 @@ const textColumns = (db: Executor) =>
 
 /** The users `page` selects (userTextColumns of `identities as i`), with their `groups`, in id order. */
 function withGroups(db: Executor, orgId: string, page: Expression<unknown>): Promise<UserTextRow[]> {
-  return runPrepared<UserTextRow>(
+  return rowsOf<UserTextRow>(
     db,
+    USERS_WITH_GROUPS,
     sql`with p as (${page}), gr as (${pageGroups(orgId)})
       select p.*, coalesce(gr.groups, '[]') as groups from p left join gr on gr.identity_id = p.id order by p.id`,
   );
 }
 
-const runPrepared = async <R>(db: Executor, query: RawBuilder<unknown>): Promise<R[]> =>
-  (await db.executeQuery(prepared(query.compile(db)))).rows as R[];
+const rowsOf = async <R>(db: Executor, statement: PreparedStatement, query: RawBuilder<unknown>): Promise<R[]> =>
+  (await runPrepared(db, statement, query.compile(db))).rows as R[];
 
 const userById = (db: Executor, orgId: string, id: string) =>
   db.selectFrom("identities as i").where("i.organization_id", "=", orgId).where("i.id", "=", id);
@@ -144,14 +156,22 @@ const userById = (db: Executor, orgId: string, id: string) =>
  */
 export async function findUserText(db: Executor, orgId: string, id: string): Promise<UserTextRow | undefined> {
   const columns = textColumns(db);
-  const { rows } = await sql<UserTextRow>`${sql.raw(PREPARED)}select ${columns}
-    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
+  const { rows } = await runPrepared(
+    db,
+    USER_TEXT_BY_ID,
+    sql<UserTextRow>`select ${columns}
+    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.compile(db),
+  );
   return rows[0];
 }
 
-/** GET /Users/{id}: a named prepared statement (see storage/prepared.ts), planned once per connection. */
+/** GET /Users/{id}: a named prepared statement (storage/prepared.ts), planned once per connection. */
 export async function findUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
-  const rows = await executePrepared(db, userById(db, orgId, id).select(userColumns("i", groups)));
+  const { rows } = await runPrepared(
+    db,
+    USER_BY_ID,
+    userById(db, orgId, id).select(userColumns("i", groups)).compile(),
+  );
   return rows[0] as UserRow | undefined;
 }
 
@@ -196,9 +216,13 @@ export async function readUser(
   id: string,
   groups: boolean,
 ): Promise<VersionedUser | undefined> {
-  const { rows } = await sql<VersionedUser>`${sql.raw(PREPARED)}select ${columnsText(db, "i", groups)},
+  const { rows } = await runPrepared(
+    db,
+    USER_VERSIONED,
+    sql<VersionedUser>`select ${columnsText(db, "i", groups)},
       i.password_hash, i.version::text as version
-    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
+    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.compile(db),
+  );
   return rows[0];
 }
 
@@ -246,7 +270,10 @@ export async function updateUserAt(
   groups: boolean,
   also: Also,
 ): Promise<UserRow | undefined> {
-  const { rows } = await sql<UserRow>`${sql.raw(PREPARED)}
+  const { rows } = await runPrepared(
+    db,
+    USER_UPDATE,
+    sql<UserRow>`
     with u as (
       update identities set user_name = ${values.user_name}, external_id = ${values.external_id},
         employee_number = ${values.employee_number}, active = ${values.active},
@@ -255,7 +282,8 @@ export async function updateUserAt(
       where organization_id = ${orgId} and id = ${id} and version = ${version}::bigint
       returning ${columnsText(db, "identities", groups)}
     )${alsoClause(also)}
-    select * from u`.execute(db);
+    select * from u`.compile(db),
+  );
   return rows[0];
 }
 
@@ -270,7 +298,10 @@ export async function createUser(
   also: Also,
   extensionValues: readonly ExtensionValue[] = [],
 ): Promise<UserRow> {
-  const { rows } = await sql<UserRow>`${sql.raw(PREPARED)}
+  const { rows } = await runPrepared(
+    db,
+    USER_CREATE,
+    sql<UserRow>`
     with u as (
       insert into identities (id, organization_id, user_name, external_id, employee_number, active, scim, traits,
         password_hash, created_at, updated_at)
@@ -283,7 +314,8 @@ export async function createUser(
       select v.value, v.kind, u.id, u.organization_id
       from u, unnest(${identifiers.map((x) => x.value)}::text[], ${identifiers.map((x) => x.kind)}::text[]) as v(value, kind)
     )${extensionClause(extensionValues)}${alsoClause(also)}
-    select * from u`.execute(db);
+    select * from u`.compile(db),
+  );
   const [inserted] = rows;
   if (inserted === undefined) throw new Error("insert returned no row");
   return inserted;
@@ -543,7 +575,7 @@ export async function listUsers(
   const columns = userColumns("i", groups);
   if (page.kind === "cursor") {
     const q = afterCursor(db, orgId, filter, page).select(columns).orderBy("i.id").limit(page.limit);
-    return { rows: (await executePrepared(db, q)) as UserRow[] };
+    return { rows: (await runPrepared(db, USERS_AFTER_CURSOR, q.compile())).rows as UserRow[] };
   }
   const count = countOf(db, orgId, filter);
   if (page.limit === 0) return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
@@ -552,15 +584,16 @@ export async function listUsers(
   const rows = byIds(db, orgId, offsetIds(db, orgId, filter, page))
     .select(columns)
     .orderBy("i.id");
-  const result = (await executePrepared(
-    db,
-    db
-      .selectFrom(count.as("c"))
-      .leftJoinLateral(rows.as("u"), (join) => join.onTrue())
-      .selectAll("u")
-      .select("c.total")
-      .orderBy("u.id"),
-  )) as unknown as (UserRow & { total: number; id: string | null })[];
+  const pageWithTotal = db
+    .selectFrom(count.as("c"))
+    .leftJoinLateral(rows.as("u"), (join) => join.onTrue())
+    .selectAll("u")
+    .select("c.total")
+    .orderBy("u.id");
+  const result = (await runPrepared(db, USERS_PAGE, pageWithTotal.compile())).rows as unknown as (UserRow & {
+    total: number;
+    id: string | null;
+  })[];
   return withTotal(result);
 }
 
@@ -582,10 +615,14 @@ export async function listUsersText(
     // An IdP's lookup (`userName eq`, `externalId eq`): a row or none. One plain statement — the total as a window
     // count of the few matching rows, the groups as a scalar subquery — instead of the page machinery below.
     const columns = textColumns(db);
-    const { rows } = await sql<UserTextRow & { total: number }>`${sql.raw(PREPARED)}select ${columns},
+    const { rows } = await runPrepared(
+      db,
+      USERS_LOOKUP_TEXT,
+      sql<UserTextRow & { total: number }>`select ${columns},
         count(*) over () as total
       from identities as i where i.organization_id = ${orgId} and ${unique(filter.value)}
-      order by i.id offset ${page.offset} limit ${page.limit}`.execute(db);
+      order by i.id offset ${page.offset} limit ${page.limit}`.compile(db),
+    );
     // Past the last match (startIndex > total) the window has no row to count on: ask the count itself.
     if (rows.length === 0 && page.offset > 0) {
       return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
@@ -593,8 +630,9 @@ export async function listUsersText(
     return { rows: rows.map(({ total: _total, ...row }) => row), total: Number(rows[0]?.total ?? 0) };
   }
   const p = byIds(db, orgId, offsetIds(db, orgId, filter, page)).select(userTextColumns);
-  const result = await runPrepared<UserTextRow & { total: number; id: string | null }>(
+  const result = await rowsOf<UserTextRow & { total: number; id: string | null }>(
     db,
+    USERS_PAGE_TEXT,
     sql`with c as (${count}), p as (${p}), gr as (${pageGroups(orgId)})
       select p.*, coalesce(gr.groups, '[]') as groups, c.total
       from c left join (p left join gr on gr.identity_id = p.id) on true order by p.id`,
