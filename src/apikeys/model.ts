@@ -59,7 +59,7 @@ export const stateOf = (key: ApiKey, now: Date): ApiKeyState => {
 export const ACTOR_INACTIVE = "ACTOR_INACTIVE";
 export const REVOKED_BY_ADMIN = "ADMIN";
 
-/** Spec 4.10 / 8: at most 1000 keys per batch import. */
+/** At most 1000 keys per batch import (docs/api-keys.md). */
 export const MAX_BATCH_IMPORT = 1000;
 /** Imported raw keys shorter than this are refused (INVALID_ARGUMENT): they would be guessable. */
 export const MIN_RAW_KEY_LENGTH = 16;

@@ -141,7 +141,7 @@ export class ApiKeyRepo {
   }
 
   /**
-   * Spec 4.10, set-based: one statement inserts every digest that is new (`on conflict do nothing`) and the key
+   * Set-based: one statement inserts every digest that is new (`on conflict do nothing`) and the key
    * rows of exactly those, returning them. Items absent from the result met an existing digest.
    */
   async insertImported(rows: readonly ImportRow[], now: Date): Promise<ApiKey[]> {

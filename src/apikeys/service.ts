@@ -71,7 +71,7 @@ export class ApiKeyService {
     return this.#repo.list(kind, filter, after, limit);
   }
 
-  /** Spec 4.9: changes fields without touching the secret. A revoked key cannot change. */
+  /** Changes fields without touching the secret. A revoked key cannot change. */
   async update(keyId: string, changes: readonly KeyChange[]): Promise<ApiKey> {
     return this.#repo.transaction(async (repo) => {
       const key = await repo.get("issued", keyId, true);
@@ -109,7 +109,7 @@ export class ApiKeyService {
   }
 
   /**
-   * Spec 4.10: stores every item whose digest is new, in one statement; results come back in request order.
+   * Stores every item whose digest is new, in one statement; results come back in request order.
    * `items[i]` is either a validated item or the error that item already has (validation, repeat in the batch).
    */
   async importBatch(

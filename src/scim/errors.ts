@@ -3,7 +3,7 @@ import { ExtensionConflictError, IdentityConflictError } from "../directory/iden
 import { MappingError } from "../directory/mapping/errors.js";
 import { isClientGone } from "../directory/scim-clients/errors.js";
 
-/** RFC 7644 §3.12 scimType values used by Roster (spec section 7). */
+/** RFC 7644 §3.12 scimType values used by Roster. */
 export type ScimType =
   | "invalidSyntax"
   | "invalidValue"
@@ -16,7 +16,7 @@ export type ScimType =
   | "invalidCursor"
   | "expiredCursor";
 
-/** The one error type of the SCIM protocol; the SCIM scope's error handler renders it (spec 2.5). */
+/** The one error type of the SCIM protocol; the SCIM scope's error handler renders it (RFC 7644 §3.12). */
 export class ScimError extends Error {
   readonly status: number;
   readonly scimType: ScimType | undefined;
@@ -35,7 +35,7 @@ export const badRequest = (scimType: ScimType | undefined, detail: string): Scim
   new ScimError(400, scimType, detail);
 
 /**
- * The domain's refusals as SCIM errors (spec section 7), in one place; undefined for anything else. Conflicts are
+ * The domain's refusals as SCIM errors (RFC 7644 §3.12), in one place; undefined for anything else. Conflicts are
  * 409 uniqueness, a group's bad member 400 invalidValue, a failed data mapping a 500, and a write that raced the
  * deletion of its own client answers as for a client that does not exist.
  */
