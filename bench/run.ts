@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { type StartedChild, rosterUrlFrom, startChild, waitReady } from "./lib/child.js";
+import { waitReady } from "./lib/child.js";
+import { ADMIN_TOKEN, ROOT, startRoster } from "./lib/roster.js";
 import { startCeiling } from "./lib/ceiling.js";
 import { Cleanup, keepSignalListeners, stopOnSignals } from "./lib/cleanup.js";
 import { type BenchConfig, BenchConfigError, loadBenchConfig } from "./lib/config.js";
@@ -21,10 +21,7 @@ import { checkTargets } from "./lib/targets.js";
 import { measureWebhook } from "./lib/webhook.js";
 import { measureFeed } from "./lib/feed.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const RESULTS_DIR = join(ROOT, "bench", "results");
-const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
-const SECRETS = "bench-cursor-and-box-key-0123456789abcdef0123456789";
 /** Hard bound on a run: whatever happens, everything is stopped by then. */
 const RUN_LIMIT_MS = 20 * 60_000;
 const CEILING_FIRST_WARMUP_MS = 3_000;
@@ -192,33 +189,6 @@ async function rosterDatabaseUrl(url: string, cleanup: Cleanup): Promise<string>
   return bouncer.url(new URL(url).pathname.slice(1));
 }
 
-function startRoster(databaseUrl: string, dataDir: string): Promise<StartedChild> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("ROSTER_")) env[key] = value;
-  return startChild({
-    name: "Roster",
-    script: "src/server.ts",
-    // Profiling: BENCH_ROSTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof).
-    nodeArgs: (process.env.BENCH_ROSTER_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== ""),
-    cwd: ROOT,
-    env: {
-      ...env,
-      ROSTER_HOST: "127.0.0.1",
-      ROSTER_PORT: "0",
-      ROSTER_DATABASE_URL: databaseUrl,
-      ...(process.env.BENCH_POOLING === "transaction" ? { ROSTER_DATABASE_POOLING: "transaction" } : {}),
-      ROSTER_DATA_DIR: dataDir,
-      ROSTER_ADMIN_TOKEN: ADMIN_TOKEN,
-      ROSTER_SECRETS: SECRETS,
-      ROSTER_LOG_LEVEL: "warn",
-      // Empty = unset for Roster, and keeps a .env file from setting it: the welcome line then names the real port.
-      ROSTER_PUBLIC_URL: "",
-    },
-    urlFrom: rosterUrlFrom,
-    startTimeoutMs: 120_000,
-  });
-}
-
 function seedLine(what: string, s: SeedResult): string {
   if (s.unavailable !== undefined) return `${what}: unavailable (${s.unavailable})`;
   const rate = s.ms > 0 ? ` at ${((s.created.length * 1000) / s.ms).toFixed(0)}/s` : "";
@@ -236,8 +206,11 @@ function seedSummary(s: SeedResult): Record<string, unknown> {
   };
 }
 
-main().catch((e: unknown) => {
-  if (e instanceof BenchConfigError) process.stderr.write(`bench: bad settings:\n${e.message}\n`);
-  else process.stderr.write(`bench: failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exit(1);
-});
+// `npm run bench -- --peer polis` is the peer comparison (bench/peers/run.ts), Polis being the one peer it knows.
+if (process.argv.includes("--peer")) await import("./peers/run.js");
+else
+  main().catch((e: unknown) => {
+    if (e instanceof BenchConfigError) process.stderr.write(`bench: bad settings:\n${e.message}\n`);
+    else process.stderr.write(`bench: failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  });

@@ -16,7 +16,7 @@ export type ScimType =
   | "invalidCursor"
   | "expiredCursor";
 
-/** The one error type of the SCIM protocol; the SCIM scope's error handler renders it (RFC 7644 §3.12). */
+/** The one error type of the SCIM protocol; the SCIM scope's error handler renders it. */
 export class ScimError extends Error {
   readonly status: number;
   readonly scimType: ScimType | undefined;

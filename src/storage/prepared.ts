@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { CompiledQuery, Kysely, QueryResult } from "kysely";
+import type { CompiledQuery, Kysely, QueryResult, RawBuilder } from "kysely";
 
 /**
  * Named prepared statements, opt-in per query, for the hot paths: PostgreSQL parses and plans an unnamed statement
@@ -29,14 +29,15 @@ const STATEMENT = Symbol("roster.preparedStatement");
 
 type Named = CompiledQuery & { readonly [STATEMENT]?: string };
 
-/** Runs a compiled query (Kysely builder or `sql` template, on the pool or a transaction) as `statement`. */
+/** Runs a query (a Kysely builder or an `sql` template, on the pool or in a transaction) as `statement`. */
 export function runPrepared<R>(
   // biome-ignore lint/suspicious/noExplicitAny: any database: only executeQuery is used.
   db: Kysely<any>,
   statement: PreparedStatement,
-  query: CompiledQuery<R>,
+  query: RawBuilder<R> | { compile(): CompiledQuery<R> },
 ): Promise<QueryResult<R>> {
-  const named: Named = Object.freeze({ ...query, [STATEMENT]: statement.name });
+  const compiled = "isRawBuilder" in query ? query.compile(db) : query.compile();
+  const named: Named = Object.freeze({ ...compiled, [STATEMENT]: statement.name });
   return db.executeQuery(named as CompiledQuery<R>);
 }
 

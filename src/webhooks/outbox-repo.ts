@@ -251,7 +251,7 @@ export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): P
     update webhook_outbox set claimed_until = null, claim_token = null, claimed_by = null
     where (seq, claim_token) in (select * from unnest(${events.map((e) => e.seq)}::bigint[],
       ${events.map((e) => e.claimToken)}::text[]))
-  `.compile(db),
+  `,
   );
 }
 
@@ -322,7 +322,7 @@ export async function recordAndStart(
     where (seq, claim_token) in (select * from unnest(${start.map((e) => e.seq)}::bigint[],
       ${start.map((e) => e.claimToken)}::text[]))
     returning seq
-  `.compile(db),
+  `,
   );
   return new Set(rows.rows.map((r) => Number(r.seq)));
 }

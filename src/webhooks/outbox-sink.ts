@@ -30,7 +30,7 @@ export class OutboxEventSink implements EventSink {
 
   async record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void> {
     const entries = this.inline(client, events, sql`true`);
-    if (entries !== undefined) await runPrepared(trx, OUTBOX_INSERT, sql`with ${entries} select 1`.compile(trx));
+    if (entries !== undefined) await runPrepared(trx, OUTBOX_INSERT, sql`with ${entries} select 1`);
   }
 
   inline(

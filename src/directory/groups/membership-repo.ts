@@ -45,7 +45,7 @@ export async function classifyMembers(
     left join identities i on i.organization_id = ${orgId} and i.id = v.id
     left join directory_groups g on g.organization_id = ${orgId} and g.id = v.id
     where i.id is null or (v.type is not null and v.type <> 'User')
-  `.compile(db),
+  `,
   );
   const groups: string[] = [];
   const problems: MemberProblem[] = [];
@@ -88,13 +88,13 @@ export async function lockNesting(db: Executor, orgId: string, mode: "wait" | "t
       ? await runPrepared(
           db,
           ORGANIZATION_LOCK,
-          sql`select id from organizations where id = ${orgId} for no key update`.compile(db),
+          sql`select id from organizations where id = ${orgId} for no key update`,
         )
       : await runPrepared(
           db,
           ORGANIZATION_TRY_LOCK,
           sql`select id from organizations where id = ${orgId}
-          for no key update skip locked`.compile(db),
+          for no key update skip locked`,
         );
   return rows.length === 1;
 }
@@ -112,7 +112,7 @@ const translateMissing = (e: unknown): never => {
 const withScim = async (db: Executor, changed: RawBuilder<unknown>): Promise<MemberUser[]> => {
   const query = sql<MemberUser>`with changed as (${changed})
     select i.id, i.scim from changed join identities i on i.id = changed.identity_id`;
-  return (await runPrepared(db, CHANGED_MEMBERS, query.compile(db))).rows;
+  return (await runPrepared(db, CHANGED_MEMBERS, query)).rows;
 };
 
 /** Adds the organization's identities among `ids`; existing members are left alone and not returned. */
@@ -217,7 +217,7 @@ export async function membersJson(
       where gg.organization_id = ${orgId} and gg.group_id = any(${groupIds}::uuid[])
     ) m
     group by m.group_id
-  `.compile(db),
+  `,
   );
   return new Map(rows.map((r) => [r.group_id, r.members]));
 }

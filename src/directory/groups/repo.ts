@@ -37,9 +37,7 @@ export async function findGroup(db: Executor, orgId: string, id: string, lock = 
   const query = db.selectFrom("directory_groups").selectAll().where("organization_id", "=", orgId).where("id", "=", id);
   // GET /Groups/{id} reads through a named prepared statement (storage/prepared.ts); the locking read of a write
   // stays as it was.
-  const row = lock
-    ? await query.forUpdate().executeTakeFirst()
-    : (await runPrepared(db, GROUP_BY_ID, query.compile())).rows[0];
+  const row = lock ? await query.forUpdate().executeTakeFirst() : (await runPrepared(db, GROUP_BY_ID, query)).rows[0];
   return row === undefined ? undefined : toGroup(row);
 }
 
@@ -52,7 +50,7 @@ export async function lockGroup(db: Executor, orgId: string, id: string): Promis
     db,
     GROUP_FOR_UPDATE,
     sql<Selectable<DirectoryGroupsTable>>`select * from directory_groups
-    where organization_id = ${orgId} and id = ${id} for no key update`.compile(db),
+    where organization_id = ${orgId} and id = ${id} for no key update`,
   );
   const [row] = rows;
   return row === undefined ? undefined : toGroup(row);
@@ -110,7 +108,7 @@ export async function updateGroup(
       sql<Selectable<DirectoryGroupsTable>>`update directory_groups
       set display_name = ${row.displayName}, external_id = ${row.externalId}, updated_at = ${row.now}
       where organization_id = ${orgId} and id = ${id}
-      returning *`.compile(db),
+      returning *`,
     );
     const [updated] = rows;
     if (updated === undefined) throw new Error(`group ${id} vanished under its row lock`);

@@ -145,7 +145,7 @@ function withGroups(db: Executor, orgId: string, page: Expression<unknown>): Pro
 }
 
 const rowsOf = async <R>(db: Executor, statement: PreparedStatement, query: RawBuilder<unknown>): Promise<R[]> =>
-  (await runPrepared(db, statement, query.compile(db))).rows as R[];
+  (await runPrepared(db, statement, query)).rows as R[];
 
 const userById = (db: Executor, orgId: string, id: string) =>
   db.selectFrom("identities as i").where("i.organization_id", "=", orgId).where("i.id", "=", id);
@@ -160,18 +160,14 @@ export async function findUserText(db: Executor, orgId: string, id: string): Pro
     db,
     USER_TEXT_BY_ID,
     sql<UserTextRow>`select ${columns}
-    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.compile(db),
+    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`,
   );
   return rows[0];
 }
 
 /** GET /Users/{id}: a named prepared statement (storage/prepared.ts), planned once per connection. */
 export async function findUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
-  const { rows } = await runPrepared(
-    db,
-    USER_BY_ID,
-    userById(db, orgId, id).select(userColumns("i", groups)).compile(),
-  );
+  const { rows } = await runPrepared(db, USER_BY_ID, userById(db, orgId, id).select(userColumns("i", groups)));
   return rows[0] as UserRow | undefined;
 }
 
@@ -221,7 +217,7 @@ export async function readUser(
     USER_VERSIONED,
     sql<VersionedUser>`select ${columnsText(db, "i", groups)},
       i.password_hash, i.version::text as version
-    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.compile(db),
+    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`,
   );
   return rows[0];
 }
@@ -282,7 +278,7 @@ export async function updateUserAt(
       where organization_id = ${orgId} and id = ${id} and version = ${version}::bigint
       returning ${columnsText(db, "identities", groups)}
     )${alsoClause(also)}
-    select * from u`.compile(db),
+    select * from u`,
   );
   return rows[0];
 }
@@ -314,7 +310,7 @@ export async function createUser(
       select v.value, v.kind, u.id, u.organization_id
       from u, unnest(${identifiers.map((x) => x.value)}::text[], ${identifiers.map((x) => x.kind)}::text[]) as v(value, kind)
     )${extensionClause(extensionValues)}${alsoClause(also)}
-    select * from u`.compile(db),
+    select * from u`,
   );
   const [inserted] = rows;
   if (inserted === undefined) throw new Error("insert returned no row");
@@ -575,7 +571,7 @@ export async function listUsers(
   const columns = userColumns("i", groups);
   if (page.kind === "cursor") {
     const q = afterCursor(db, orgId, filter, page).select(columns).orderBy("i.id").limit(page.limit);
-    return { rows: (await runPrepared(db, USERS_AFTER_CURSOR, q.compile())).rows as UserRow[] };
+    return { rows: (await runPrepared(db, USERS_AFTER_CURSOR, q)).rows as UserRow[] };
   }
   const count = countOf(db, orgId, filter);
   if (page.limit === 0) return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
@@ -590,7 +586,7 @@ export async function listUsers(
     .selectAll("u")
     .select("c.total")
     .orderBy("u.id");
-  const result = (await runPrepared(db, USERS_PAGE, pageWithTotal.compile())).rows as unknown as (UserRow & {
+  const result = (await runPrepared(db, USERS_PAGE, pageWithTotal)).rows as unknown as (UserRow & {
     total: number;
     id: string | null;
   })[];
@@ -621,7 +617,7 @@ export async function listUsersText(
       sql<UserTextRow & { total: number }>`select ${columns},
         count(*) over () as total
       from identities as i where i.organization_id = ${orgId} and ${unique(filter.value)}
-      order by i.id offset ${page.offset} limit ${page.limit}`.compile(db),
+      order by i.id offset ${page.offset} limit ${page.limit}`,
     );
     // Past the last match (startIndex > total) the window has no row to count on: ask the count itself.
     if (rows.length === 0 && page.offset > 0) {

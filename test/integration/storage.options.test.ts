@@ -37,7 +37,7 @@ describe("prepared statements", () => {
     const opened = openDatabase({ url: database.url, schema: database.schema, poolSize: 1 });
     try {
       for (const n of [1, 2, 3]) {
-        const query = sql<{ x: number }>`select ${n}::int as x`.compile(opened.db);
+        const query = sql<{ x: number }>`select ${n}::int as x`;
         const { rows } = await runPrepared(opened.db, SELECT_X, query);
         expect(rows).toEqual([{ x: n }]);
       }
