@@ -11,7 +11,8 @@ import { type Endpoint, openPool } from "./lib/http.js";
 import type { OpContext } from "./lib/ops.js";
 import { startDatabase, vacuumAnalyzeDatabase } from "./lib/postgres.js";
 import { startReceiver } from "./lib/receiver.js";
-import { type BenchReport, betterCeiling, ratiosTo, withRatio, writeReport } from "./lib/report.js";
+import { type BenchReport, betterCeiling, type OpReport, ratiosTo, withRatio, writeReport } from "./lib/report.js";
+import { compareRequestLog, formatComparison } from "./lib/request-log-compare.js";
 import { createOrganization, createScimClient, setRequestLog } from "./lib/scim.js";
 import { type SeedResult, seedGroups, seedUsers } from "./lib/seed.js";
 import { runOperations, summaryLine } from "./lib/run-ops.js";
@@ -83,7 +84,7 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
   const users = await seedUsers(pool, plain, config.users, config.seedConcurrency);
   const groups = await seedGroups(pool, plain, config.groups, config.seedConcurrency);
   log(`seeded ${seedLine("users", users)}; ${seedLine("groups", groups)}`);
-  if (config.requestLog !== "errors") {
+  if (config.requestLog === "all" || config.requestLog === "off") {
     await setRequestLog(pool, admin, plain.clientId, config.requestLog);
     log(`request log of the measured client: ${config.requestLog}`);
   }
@@ -113,16 +114,35 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
     usersUnavailable: users.unavailable ?? (users.created.length === 0 ? "no user could be seeded" : undefined),
     groupsUnavailable: groups.unavailable ?? (groups.created.length === 0 ? "no group could be seeded" : undefined),
   };
-  const ops = await runOperations({
-    config,
-    ctx,
-    rosterCpu,
-    postgresCpu: postgres.read,
-    log,
-    assertAlive: () => {
-      if (!Number.isFinite(rosterCpu())) throw new Error(`Roster exited:\n${roster.tail().join("\n")}`);
-    },
-  });
+  const runOps = () =>
+    runOperations({
+      config,
+      ctx,
+      rosterCpu,
+      postgresCpu: postgres.read,
+      log,
+      assertAlive: () => {
+        if (!Number.isFinite(rosterCpu())) throw new Error(`Roster exited:\n${roster.tail().join("\n")}`);
+      },
+    }).catch((e: unknown) => {
+      // A connection refused mid-run is usually Roster gone: say what it last printed.
+      throw new Error(
+        `${e instanceof Error ? e.message : String(e)}\nRoster's last lines:\n${roster.tail().join("\n")}`,
+      );
+    });
+  let ops: OpReport[];
+  if (config.requestLog === "compare") {
+    const compared = await compareRequestLog({
+      rounds: config.rounds,
+      setMode: (mode) => setRequestLog(pool, admin, plain.clientId, mode),
+      runOps,
+      log,
+    });
+    ops = compared.last;
+    process.stdout.write(`\nRequest log, errors vs all:\n${formatComparison(compared.table)}\n`);
+  } else {
+    ops = await runOps();
+  }
 
   const webhook = config.ops.includes("webhook")
     ? await measureWebhook({

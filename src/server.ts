@@ -9,7 +9,7 @@ import { createLogger, type Logger } from "./platform/logger.js";
 import type { Db } from "./storage/database.js";
 import { openStorage, type Storage } from "./storage/open.js";
 import { getSetting, putSettingIfAbsent } from "./storage/settings.js";
-import { resolveSecrets } from "./secrets.js";
+import { resolveSecrets } from "./platform/secrets.js";
 import { createWebhooks } from "./webhooks/index.js";
 import { resealWebhookSecrets } from "./directory/scim-clients/reseal.js";
 import { ScimClientRepo } from "./directory/scim-clients/repo.js";
@@ -58,7 +58,8 @@ async function serve(
   startedAt: number,
   tracing: Tracing | undefined,
 ): Promise<void> {
-  const secrets = await resolveSecrets(config);
+  const inMemory = config.database.kind === "embedded" && !config.database.persistent;
+  const secrets = await resolveSecrets(config.secrets, inMemory ? "memory" : { dataDir: config.dataDir });
   const admin = await adminTokenHash(storage.db, config.adminToken);
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
   const observability = createObservability({

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { CompiledQuery, Kysely, QueryResult, RawBuilder } from "kysely";
+import { type CompiledQuery, type Kysely, type QueryResult, type RawBuilder, sql } from "kysely";
 
 /**
  * Named prepared statements, opt-in per query, for the hot paths: PostgreSQL parses and plans an unnamed statement
@@ -14,6 +14,13 @@ import type { CompiledQuery, Kysely, QueryResult, RawBuilder } from "kysely";
  */
 export interface PreparedStatement {
   readonly name: string;
+  /** Kysely's `sql` template, run as this statement: ``STATEMENT.sql<Row>`select …`.execute(db)``. */
+  sql<R>(strings: TemplateStringsArray, ...values: unknown[]): PreparedQuery<R>;
+}
+
+export interface PreparedQuery<R> {
+  // biome-ignore lint/suspicious/noExplicitAny: any database: only executeQuery is used.
+  execute(db: Kysely<any>): Promise<QueryResult<R>>;
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,39}$/;
@@ -21,7 +28,14 @@ const NAME = /^[a-z][a-z0-9_]{0,39}$/;
 /** Declares a statement to send by name; the name shows in pg_prepared_statements (with a digest of its text). */
 export function preparedStatement(name: string): PreparedStatement {
   if (!NAME.test(name)) throw new Error(`prepared statement name ${name} is not 1-40 of [a-z0-9_]`);
-  return Object.freeze({ name });
+  const statement: PreparedStatement = Object.freeze({
+    name,
+    sql: <R>(strings: TemplateStringsArray, ...values: unknown[]): PreparedQuery<R> => {
+      const query = sql<R>(strings, ...values);
+      return { execute: (db) => runPrepared(db, statement, query) };
+    },
+  });
+  return statement;
 }
 
 /** The property a compiled query carries its statement's name in, from runPrepared to the connection. */

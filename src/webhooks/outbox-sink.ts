@@ -1,9 +1,10 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { DirectoryEvent, EventSink } from "../directory/events.js";
 import type { ScimClient } from "../directory/scim-clients/types.js";
+import { currentTraceparent } from "../platform/trace-context.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
-import { preparedStatement, runPrepared } from "../storage/prepared.js";
+import { preparedStatement } from "../storage/prepared.js";
 import type { Database } from "../storage/schema.js";
 
 const OUTBOX_INSERT = preparedStatement("outbox_insert");
@@ -30,7 +31,7 @@ export class OutboxEventSink implements EventSink {
 
   async record(trx: Transaction<Database>, client: ScimClient, events: readonly DirectoryEvent[]): Promise<void> {
     const entries = this.inline(client, events, sql`true`);
-    if (entries !== undefined) await runPrepared(trx, OUTBOX_INSERT, sql`with ${entries} select 1`);
+    if (entries !== undefined) await OUTBOX_INSERT.sql`with ${entries} select 1`.execute(trx);
   }
 
   inline(
@@ -54,9 +55,10 @@ export class OutboxEventSink implements EventSink {
       )`;
     if (!hooked) return recorded;
     return sql`${recorded}, ev_outbox as (
-        insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at)
+        insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at,
+          traceparent)
         select r.id, ${client.clientId}, ${client.organizationId}::uuid, r.event, r.ordering_key, r.body,
-          ${now}::timestamptz
+          ${now}::timestamptz, ${currentTraceparent()}::text
         from ev_rows r order by r.n
       )`;
   }

@@ -35,18 +35,14 @@ export async function classifyMembers(
 ): Promise<{ groups: string[]; problems: MemberProblem[] }> {
   const ids = refs.map((r) => r.value);
   const types = refs.map((r) => r.type ?? null);
-  const { rows } = await runPrepared(
-    db,
-    MEMBER_PROBLEMS,
-    sql<MemberProblem>`
+  const { rows } = await MEMBER_PROBLEMS.sql<MemberProblem>`
     select v.id as value, v.type,
       case when i.id is not null then 'User' when g.id is not null then 'Group' end as kind
     from unnest(${ids}::uuid[], ${types}::text[]) as v(id, type)
     left join identities i on i.organization_id = ${orgId} and i.id = v.id
     left join directory_groups g on g.organization_id = ${orgId} and g.id = v.id
     where i.id is null or (v.type is not null and v.type <> 'User')
-  `,
-  );
+  `.execute(db);
   const groups: string[] = [];
   const problems: MemberProblem[] = [];
   for (const row of rows) {
@@ -85,17 +81,9 @@ export async function wouldCycle(
 export async function lockNesting(db: Executor, orgId: string, mode: "wait" | "try" = "wait"): Promise<boolean> {
   const { rows } =
     mode === "wait"
-      ? await runPrepared(
-          db,
-          ORGANIZATION_LOCK,
-          sql`select id from organizations where id = ${orgId} for no key update`,
-        )
-      : await runPrepared(
-          db,
-          ORGANIZATION_TRY_LOCK,
-          sql`select id from organizations where id = ${orgId}
-          for no key update skip locked`,
-        );
+      ? await ORGANIZATION_LOCK.sql`select id from organizations where id = ${orgId} for no key update`.execute(db)
+      : await ORGANIZATION_TRY_LOCK.sql`select id from organizations where id = ${orgId}
+          for no key update skip locked`.execute(db);
   return rows.length === 1;
 }
 
@@ -202,10 +190,7 @@ export async function membersJson(
   if (fields.display) parts.push(sql`'display', m.display`);
   if (fields.type) parts.push(sql`'type', m.type`);
   if (fields.ref) parts.push(sql`'$ref', ${baseUrl} || m.endpoint || m.value`);
-  const { rows } = await runPrepared(
-    db,
-    GROUP_MEMBERS,
-    sql<{ group_id: string; members: string }>`
+  const { rows } = await GROUP_MEMBERS.sql<{ group_id: string; members: string }>`
     select m.group_id, json_agg(json_build_object(${sql.join(parts)}) order by m.value)::text as members
     from (
       select u.group_id, u.identity_id as value, i.user_name as display, 'User' as type, '/Users/' as endpoint
@@ -217,7 +202,6 @@ export async function membersJson(
       where gg.organization_id = ${orgId} and gg.group_id = any(${groupIds}::uuid[])
     ) m
     group by m.group_id
-  `,
-  );
+  `.execute(db);
   return new Map(rows.map((r) => [r.group_id, r.members]));
 }

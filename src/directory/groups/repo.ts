@@ -46,12 +46,8 @@ export async function findGroup(db: Executor, orgId: string, id: string, lock = 
  * the lock its UPDATE takes anyway: it does not block the foreign-key checks of requests adding this group elsewhere.
  */
 export async function lockGroup(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
-  const { rows } = await runPrepared(
-    db,
-    GROUP_FOR_UPDATE,
-    sql<Selectable<DirectoryGroupsTable>>`select * from directory_groups
-    where organization_id = ${orgId} and id = ${id} for no key update`,
-  );
+  const { rows } = await GROUP_FOR_UPDATE.sql<Selectable<DirectoryGroupsTable>>`select * from directory_groups
+    where organization_id = ${orgId} and id = ${id} for no key update`.execute(db);
   const [row] = rows;
   return row === undefined ? undefined : toGroup(row);
 }
@@ -102,14 +98,10 @@ export async function updateGroup(
   row: { displayName: string; externalId: string | null; now: Date },
 ): Promise<Group> {
   try {
-    const { rows } = await runPrepared(
-      db,
-      GROUP_UPDATE,
-      sql<Selectable<DirectoryGroupsTable>>`update directory_groups
+    const { rows } = await GROUP_UPDATE.sql<Selectable<DirectoryGroupsTable>>`update directory_groups
       set display_name = ${row.displayName}, external_id = ${row.externalId}, updated_at = ${row.now}
       where organization_id = ${orgId} and id = ${id}
-      returning *`,
-    );
+      returning *`.execute(db);
     const [updated] = rows;
     if (updated === undefined) throw new Error(`group ${id} vanished under its row lock`);
     return toGroup(updated);

@@ -156,12 +156,8 @@ const userById = (db: Executor, orgId: string, id: string) =>
  */
 export async function findUserText(db: Executor, orgId: string, id: string): Promise<UserTextRow | undefined> {
   const columns = textColumns(db);
-  const { rows } = await runPrepared(
-    db,
-    USER_TEXT_BY_ID,
-    sql<UserTextRow>`select ${columns}
-    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`,
-  );
+  const { rows } = await USER_TEXT_BY_ID.sql<UserTextRow>`select ${columns}
+    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
   return rows[0];
 }
 
@@ -212,13 +208,9 @@ export async function readUser(
   id: string,
   groups: boolean,
 ): Promise<VersionedUser | undefined> {
-  const { rows } = await runPrepared(
-    db,
-    USER_VERSIONED,
-    sql<VersionedUser>`select ${columnsText(db, "i", groups)},
+  const { rows } = await USER_VERSIONED.sql<VersionedUser>`select ${columnsText(db, "i", groups)},
       i.password_hash, i.version::text as version
-    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`,
-  );
+    from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
   return rows[0];
 }
 
@@ -266,10 +258,7 @@ export async function updateUserAt(
   groups: boolean,
   also: Also,
 ): Promise<UserRow | undefined> {
-  const { rows } = await runPrepared(
-    db,
-    USER_UPDATE,
-    sql<UserRow>`
+  const { rows } = await USER_UPDATE.sql<UserRow>`
     with u as (
       update identities set user_name = ${values.user_name}, external_id = ${values.external_id},
         employee_number = ${values.employee_number}, active = ${values.active},
@@ -278,8 +267,7 @@ export async function updateUserAt(
       where organization_id = ${orgId} and id = ${id} and version = ${version}::bigint
       returning ${columnsText(db, "identities", groups)}
     )${alsoClause(also)}
-    select * from u`,
-  );
+    select * from u`.execute(db);
   return rows[0];
 }
 
@@ -294,10 +282,7 @@ export async function createUser(
   also: Also,
   extensionValues: readonly ExtensionValue[] = [],
 ): Promise<UserRow> {
-  const { rows } = await runPrepared(
-    db,
-    USER_CREATE,
-    sql<UserRow>`
+  const { rows } = await USER_CREATE.sql<UserRow>`
     with u as (
       insert into identities (id, organization_id, user_name, external_id, employee_number, active, scim, traits,
         password_hash, created_at, updated_at)
@@ -310,8 +295,7 @@ export async function createUser(
       select v.value, v.kind, u.id, u.organization_id
       from u, unnest(${identifiers.map((x) => x.value)}::text[], ${identifiers.map((x) => x.kind)}::text[]) as v(value, kind)
     )${extensionClause(extensionValues)}${alsoClause(also)}
-    select * from u`,
-  );
+    select * from u`.execute(db);
   const [inserted] = rows;
   if (inserted === undefined) throw new Error("insert returned no row");
   return inserted;
@@ -611,14 +595,10 @@ export async function listUsersText(
     // An IdP's lookup (`userName eq`, `externalId eq`): a row or none. One plain statement — the total as a window
     // count of the few matching rows, the groups as a scalar subquery — instead of the page machinery below.
     const columns = textColumns(db);
-    const { rows } = await runPrepared(
-      db,
-      USERS_LOOKUP_TEXT,
-      sql<UserTextRow & { total: number }>`select ${columns},
+    const { rows } = await USERS_LOOKUP_TEXT.sql<UserTextRow & { total: number }>`select ${columns},
         count(*) over () as total
       from identities as i where i.organization_id = ${orgId} and ${unique(filter.value)}
-      order by i.id offset ${page.offset} limit ${page.limit}`,
-    );
+      order by i.id offset ${page.offset} limit ${page.limit}`.execute(db);
     // Past the last match (startIndex > total) the window has no row to count on: ask the count itself.
     if (rows.length === 0 && page.offset > 0) {
       return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };

@@ -1,18 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Config } from "./config.js";
 
 /**
- * ROSTER_SECRETS: the configured keys, else generated ones. An in-memory embedded database keeps its key in the
- * process (nothing it sealed outlives it); otherwise the generated key is kept in the data dir (`secrets`, mode
- * 0600), so sealed values and cursors stay readable across restarts. Call it after the data dir is locked
+ * ROSTER_SECRETS: the configured keys, else generated ones. An in-memory database (`keep: "memory"`) keeps its key
+ * in the process (nothing it sealed outlives it); otherwise the generated key is kept in the data dir (`secrets`,
+ * mode 0600), so sealed values and cursors stay readable across restarts. Call it after the data dir is locked
  * (openStorage), so two processes never race to generate it.
  */
-export async function resolveSecrets(config: Config): Promise<readonly Buffer[]> {
-  if (config.secrets !== undefined) return config.secrets;
-  if (config.database.kind === "embedded" && !config.database.persistent) return [randomBytes(48)];
-  const dir = resolve(config.dataDir);
+export async function resolveSecrets(
+  configured: readonly Buffer[] | undefined,
+  keep: { readonly dataDir: string } | "memory",
+): Promise<readonly Buffer[]> {
+  if (configured !== undefined) return configured;
+  if (keep === "memory") return [randomBytes(48)];
+  const dir = resolve(keep.dataDir);
   await mkdir(dir, { recursive: true });
   const file = join(dir, "secrets");
   try {
