@@ -5,7 +5,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { extensionValuesOf } from "../src/directory/identities/extension-values.js";
-import type { ScimClient } from "../src/directory/scim-clients/service.js";
+import type { ScimClient } from "../src/directory/scim-clients/types.js";
 import { registryOf } from "../src/scim/schema/client-registry.js";
 import { CORE_REGISTRY } from "../src/scim/schema/registry.js";
 import { isPlainSchemas } from "../src/scim/users/extension-render.js";

@@ -5,7 +5,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { type DirectoryEvent, userEventData } from "../src/directory/events.js";
-import { toScimClient } from "../src/directory/scim-clients/service.js";
+import { toScimClient } from "../src/directory/scim-clients/repo.js";
 import { systemClock } from "../src/platform/clock.js";
 import { SecretBox } from "../src/platform/crypto.js";
 import { uuidv7 } from "../src/platform/ids.js";

@@ -6,8 +6,10 @@ import { registerIdentityRoutes } from "./admin/routes/identities.js";
 import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
 import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
 import { registerAdminTokenRoutes } from "./admin/tokens/routes.js";
+import { AdminTokenRepo } from "./admin/tokens/repo.js";
 import { AdminTokenService } from "./admin/tokens/service.js";
 import { registerApiKeyRoutes } from "./apikeys/routes.js";
+import { ApiKeyRepo } from "./apikeys/repo.js";
 import { ApiKeyService } from "./apikeys/service.js";
 import { registerTestMappingRoute } from "./admin/routes/test-mapping.js";
 import { GroupService } from "./directory/groups/service.js";
@@ -20,6 +22,7 @@ import { MappingEvaluator } from "./directory/mapping/evaluator.js";
 import { type MappingSourcePolicy, NO_MAPPING_SOURCES } from "./directory/mapping/policy.js";
 import { MappingSources } from "./directory/mapping/source.js";
 import { mappingValidator } from "./directory/mapping/validate.js";
+import { OrganizationRepo } from "./directory/organizations/repo.js";
 import { OrganizationService } from "./directory/organizations/service.js";
 import {
   createObservability,
@@ -30,6 +33,7 @@ import {
   registerObservabilityRoutes,
   traceMappings,
 } from "./observability/index.js";
+import { ScimClientRepo } from "./directory/scim-clients/repo.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
 import type { Clock } from "./platform/clock.js";
 import { SecretBox } from "./platform/crypto.js";
@@ -81,8 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.onRoute !== undefined) app.addHook("onRoute", deps.onRoute);
   installEdge(app, deps.logger);
   const box = new SecretBox(deps.secrets);
-  const organizations = new OrganizationService(deps.db, deps.clock);
-  const scimClients = new ScimClientService(deps.db, deps.clock, box);
+  const organizations = new OrganizationService(new OrganizationRepo(deps.db), deps.clock);
+  const scimClients = new ScimClientService(new ScimClientRepo(deps.db), deps.clock, box);
   const observability =
     deps.observability ?? createObservability({ db: deps.db, clock: deps.clock, logger: deps.logger });
   const webhooks =
@@ -116,7 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (scope) => {
-      const adminTokens = new AdminTokenService(deps.db, deps.clock);
+      const adminTokens = new AdminTokenService(new AdminTokenRepo(deps.db), deps.clock);
       installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, adminTokens);
       installAdminObservability(scope, { ...observability, logger: deps.logger, clock: deps.clock });
       registerAdminTokenRoutes(scope, { tokens: adminTokens, clock: deps.clock });
@@ -128,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         health: observability.health,
       });
       registerApiKeyRoutes(scope, {
-        apiKeys: new ApiKeyService(deps.db, deps.clock),
+        apiKeys: new ApiKeyService(new ApiKeyRepo(deps.db), deps.clock),
         clock: deps.clock,
         onRateLimited: () => observability.metrics.apiKeyRateLimited(),
       });

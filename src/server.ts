@@ -9,8 +9,10 @@ import { createLogger, type Logger } from "./platform/logger.js";
 import type { Db } from "./storage/database.js";
 import { openStorage, type Storage } from "./storage/open.js";
 import { getSetting, putSettingIfAbsent } from "./storage/settings.js";
+import { resolveSecrets } from "./platform/secrets.js";
 import { createWebhooks } from "./webhooks/index.js";
 import { resealWebhookSecrets } from "./directory/scim-clients/reseal.js";
+import { ScimClientRepo } from "./directory/scim-clients/repo.js";
 
 const ADMIN_TOKEN_SETTING = "admin_token_hash";
 
@@ -56,6 +58,8 @@ async function serve(
   startedAt: number,
   tracing: Tracing | undefined,
 ): Promise<void> {
+  const inMemory = config.database.kind === "embedded" && !config.database.persistent;
+  const secrets = await resolveSecrets(config.secrets, inMemory ? "memory" : { dataDir: config.dataDir });
   const admin = await adminTokenHash(storage.db, config.adminToken);
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
   const observability = createObservability({
@@ -72,7 +76,7 @@ async function serve(
     bookkeepingDb: storage.bookkeeping,
     clock: systemClock,
     logger,
-    box: new SecretBox(storage.secrets),
+    box: new SecretBox(secrets),
     timeoutMs: config.webhookTimeoutMs,
     retentionDays: config.webhookLogRetentionDays,
     wrapSender: observability.wrapSender,
@@ -84,7 +88,7 @@ async function serve(
     reads: storage.reads,
     clock: systemClock,
     logger,
-    secrets: storage.secrets,
+    secrets,
     adminTokenHash: admin.hash,
     publicUrl: () => publicUrl,
     webhooks,
@@ -123,7 +127,7 @@ async function serve(
   if (config.publicUrl === undefined) publicUrl = `http://${host}:${port}`;
   webhooks.dispatcher.start();
   // ROSTER_SECRETS rotation: values sealed with an older key move to the first key, in the background.
-  resealWebhookSecrets(storage.db, new SecretBox(storage.secrets), logger).catch((e: unknown) =>
+  resealWebhookSecrets(new ScimClientRepo(storage.db), new SecretBox(secrets), logger).catch((e: unknown) =>
     logger.error({ err: e }, "re-encrypting webhook secrets failed; it is retried at the next start"),
   );
   logger.info({ url: `http://${host}:${port}`, engine: storage.engine, ms: Date.now() - startedAt }, "Roster ready");

@@ -4,9 +4,11 @@ import { logInternalError, pathOnly } from "../platform/internal-error.js";
 import type { Logger } from "../platform/logger.js";
 import { describeProblem, findUnstorable, findUnstorableParameter } from "../platform/storable.js";
 import { clientDataErrorCode, DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
+import { isDomainError, toAdminError } from "./domain-errors.js";
 import { AdminError, errorBody, invalidArgument } from "./errors.js";
 import { MAX_ADMIN_JSON_DEPTH } from "./limits.js";
-import type { AdminPrincipal, AdminTokenService } from "./tokens/service.js";
+import type { AdminTokenService } from "./tokens/service.js";
+import type { AdminPrincipal } from "./tokens/types.js";
 
 export const ADMIN_PREFIX = "/v2alpha1/admin";
 
@@ -79,7 +81,8 @@ export function installAdminPlumbing(
     reply.code(404).send(errorBody(404, "NOT_FOUND", notFoundMessage(req.method, req.url)));
   });
 
-  scope.setErrorHandler((error: FastifyError | AdminError, req, reply) => {
+  scope.setErrorHandler((thrown: FastifyError | AdminError, req, reply) => {
+    const error = isDomainError(thrown) ? toAdminError(thrown) : thrown;
     if (error instanceof AdminError) {
       if (error.httpStatus === 401) reply.header("www-authenticate", ADMIN_CHALLENGE);
       reply.code(error.httpStatus).send(errorBody(error.httpStatus, error.status, error.message, error.details));

@@ -1,16 +1,23 @@
-import { invalidArgument } from "../admin/errors.js";
+import { AdminError, invalidArgument } from "../admin/errors.js";
+import { requireUuid } from "../admin/paging.js";
 import { isObject, type JsonObject } from "../admin/validate.js";
+import type { ItemError } from "./batch.js";
 import {
   type ApiKeyFields,
   MAX_ACTOR_ID_LENGTH,
+  MAX_BATCH_IMPORT,
   MAX_METADATA_BYTES,
   MAX_NAME_LENGTH,
   MAX_RATE_LIMIT_PERIOD_SECONDS,
   MAX_RATE_LIMITS,
+  MAX_RAW_KEY_LENGTH,
   MAX_SCOPE_LENGTH,
   MAX_SCOPES,
+  MIN_RAW_KEY_LENGTH,
   type RateLimit,
 } from "./model.js";
+import { digestOf } from "./secrets.js";
+import type { ImportItem } from "./service.js";
 
 /**
  * Edge readers for API key fields: typed values or INVALID_ARGUMENT naming the field (never echoing a value, since
@@ -129,4 +136,51 @@ export function parseKeyFields(body: JsonObject, prefix: string, requireActor: b
     rateLimits: parseRateLimits(body.rate_limits, at("rate_limits")),
     expireTime: parseTime(body.expire_time, at("expire_time")),
   };
+}
+
+/**
+ * `{requests: [...]}` with 1 to 1000 items, else 400 for the whole request. Each item is validated on
+ * its own: a bad item becomes its INVALID_ARGUMENT result, a raw key repeated in the batch an ALREADY_EXISTS one
+ * (the first occurrence is imported). Raw keys are reduced to digests here and never appear in a message.
+ */
+export function parseBatchRequest(body: Record<string, unknown>): (ImportItem | ItemError)[] {
+  const requests = body.requests;
+  if (!Array.isArray(requests)) throw invalidArgument("requests must be an array of import items");
+  if (requests.length === 0 || requests.length > MAX_BATCH_IMPORT) {
+    throw invalidArgument(`requests must hold 1 to ${MAX_BATCH_IMPORT} items; got ${requests.length}`);
+  }
+  const firstIndexOf = new Map<string, number>();
+  return requests.map((item: unknown, i): ImportItem | ItemError => {
+    try {
+      const parsed = parseItem(item, i);
+      const hex = parsed.digest.toString("hex");
+      const earlier = firstIndexOf.get(hex);
+      if (earlier !== undefined) {
+        return { error: { code: "ALREADY_EXISTS", message: `raw_key repeats the one of requests[${earlier}]` } };
+      }
+      firstIndexOf.set(hex, i);
+      return parsed;
+    } catch (e) {
+      if (e instanceof AdminError) return { error: { code: e.status, message: e.message } };
+      throw e;
+    }
+  });
+}
+
+function parseItem(item: unknown, i: number): ImportItem {
+  const at = `requests[${i}].`;
+  if (!isObject(item)) throw invalidArgument(`requests[${i}] must be a JSON object`);
+  const raw = item.raw_key;
+  if (raw === undefined || raw === null || raw === "") throw invalidArgument(`${at}raw_key is required`);
+  if (typeof raw !== "string") throw invalidArgument(`${at}raw_key must be a string`);
+  if (raw.length < MIN_RAW_KEY_LENGTH || raw.length > MAX_RAW_KEY_LENGTH) {
+    throw invalidArgument(`${at}raw_key must be ${MIN_RAW_KEY_LENGTH} to ${MAX_RAW_KEY_LENGTH} characters`);
+  }
+  const org = item.organization_id;
+  let organizationId: string | null = null;
+  if (org !== undefined && org !== null && org !== "") {
+    if (typeof org !== "string") throw invalidArgument(`${at}organization_id must be a string`);
+    organizationId = requireUuid(org, `${at}organization_id`);
+  }
+  return { digest: digestOf(raw), organizationId, fields: parseKeyFields(item, at, true) };
 }

@@ -1,4 +1,6 @@
-/** API key shapes (spec 2.7, DESIGN.md "API keys") and the limits that apply to them, in one place. */
+import { ApiKeyError } from "./errors.js";
+
+/** API key shapes (docs/api-keys.md), the limits that apply to them, and how a change applies to a key. */
 
 export type ApiKeyKind = "issued" | "imported";
 
@@ -57,12 +59,12 @@ export const stateOf = (key: ApiKey, now: Date): ApiKeyState => {
 export const ACTOR_INACTIVE = "ACTOR_INACTIVE";
 export const REVOKED_BY_ADMIN = "ADMIN";
 
-/** Spec 4.10 / 8: at most 1000 keys per batch import. */
+/** At most 1000 keys per batch import (docs/api-keys.md). */
 export const MAX_BATCH_IMPORT = 1000;
 /** Imported raw keys shorter than this are refused (INVALID_ARGUMENT): they would be guessable. */
 export const MIN_RAW_KEY_LENGTH = 16;
 export const MAX_RAW_KEY_LENGTH = 4096;
-/** Rotation grace period: the superseded secret keeps verifying this long at most (issue 7: ≤ 24 h). */
+/** Rotation grace period: the superseded secret keeps verifying this long at most (at most a day). */
 export const MAX_GRACE_PERIOD_SECONDS = 86_400;
 export const MAX_NAME_LENGTH = 256;
 export const MAX_ACTOR_ID_LENGTH = 256;
@@ -71,3 +73,67 @@ export const MAX_SCOPE_LENGTH = 256;
 export const MAX_METADATA_BYTES = 16 * 1024;
 export const MAX_RATE_LIMITS = 10;
 export const MAX_RATE_LIMIT_PERIOD_SECONDS = 30 * 86_400;
+
+type JsonObject = Record<string, unknown>;
+
+/** One typed change; `metadata_entry` addresses a nested path inside metadata (`metadata.team`). */
+export type KeyChange =
+  | { readonly field: "name"; readonly value: string }
+  | { readonly field: "actor_id"; readonly value: string | null }
+  | { readonly field: "scopes"; readonly value: string[] }
+  | { readonly field: "metadata"; readonly value: JsonObject }
+  | { readonly field: "metadata_entry"; readonly path: readonly string[]; readonly value: unknown }
+  | { readonly field: "rate_limits"; readonly value: RateLimit[] }
+  | { readonly field: "expire_time"; readonly value: Date | null };
+
+/** Applies changes to a key's current fields (pure); metadata grown past MAX_METADATA_BYTES is refused. */
+export function applyChanges(current: ApiKeyFields, changes: readonly KeyChange[]): ApiKeyFields {
+  let next: ApiKeyFields = current;
+  for (const change of changes) {
+    switch (change.field) {
+      case "name":
+        next = { ...next, name: change.value };
+        break;
+      case "actor_id":
+        next = { ...next, actorId: change.value };
+        break;
+      case "scopes":
+        next = { ...next, scopes: change.value };
+        break;
+      case "metadata":
+        next = { ...next, metadata: change.value };
+        break;
+      case "metadata_entry":
+        next = { ...next, metadata: setIn(next.metadata, change.path, change.value) };
+        break;
+      case "rate_limits":
+        next = { ...next, rateLimits: change.value };
+        break;
+      case "expire_time":
+        next = { ...next, expireTime: change.value };
+        break;
+    }
+  }
+  if (Buffer.byteLength(JSON.stringify(next.metadata)) > MAX_METADATA_BYTES) {
+    throw new ApiKeyError("metadataTooLarge", `metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
+  }
+  return { ...next, metadata: { ...next.metadata } };
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Copy of `obj` with `path` set to `value`, or removed when `value` is undefined; creates objects on the way. */
+function setIn(obj: Readonly<JsonObject>, path: readonly string[], value: unknown): JsonObject {
+  const [head, ...rest] = path;
+  if (head === undefined) return { ...obj };
+  const out: JsonObject = { ...obj };
+  if (rest.length === 0) {
+    if (value === undefined) delete out[head];
+    else out[head] = value;
+    return out;
+  }
+  const child = out[head];
+  if (value === undefined && !isObject(child)) return out;
+  out[head] = setIn(isObject(child) ? child : {}, rest, value);
+  return out;
+}

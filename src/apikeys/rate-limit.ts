@@ -1,7 +1,7 @@
 import type { RateLimit } from "./model.js";
 
 /**
- * Fixed-window rate limits (DESIGN.md: counters are rows, so every instance counts against the same window).
+ * Fixed-window rate limits (counters are rows, so every instance counts against the same window).
  * Windows are aligned to the Unix epoch in multiples of the period, computed from the injected clock.
  */
 export const windowStart = (now: Date, periodSeconds: number): Date => {

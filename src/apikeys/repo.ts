@@ -1,6 +1,8 @@
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../storage/database.js";
+import { isForeignKeyViolation } from "../storage/errors.js";
 import type { ApiKeysTable } from "../storage/schema.js";
+import { organizationNotFound } from "./errors.js";
 import { type ApiKey, type ApiKeyFields, type ApiKeyKind, REVOKED_BY_ADMIN } from "./model.js";
 import type { CounterReading } from "./rate-limit.js";
 
@@ -42,18 +44,24 @@ export class ApiKeyRepo {
     digest: Buffer,
     now: Date,
   ): Promise<ApiKey> {
-    await this.#db
-      .insertInto("api_keys")
-      .values({
-        key_id: keyId,
-        kind: "issued",
-        organization_id: organizationId,
-        prefix,
-        ...columnsOf(fields),
-        create_time: now,
-        update_time: now,
-      })
-      .execute();
+    try {
+      await this.#db
+        .insertInto("api_keys")
+        .values({
+          key_id: keyId,
+          kind: "issued",
+          organization_id: organizationId,
+          prefix,
+          ...columnsOf(fields),
+          create_time: now,
+          update_time: now,
+        })
+        .execute();
+    } catch (e) {
+      // The organization was deleted after the service checked it.
+      if (isForeignKeyViolation(e, "api_keys_organization_fkey")) throw organizationNotFound(organizationId);
+      throw e;
+    }
     await this.#db
       .insertInto("api_key_secrets")
       .values({ digest, key_id: keyId, expire_time: null, create_time: now })
@@ -133,7 +141,7 @@ export class ApiKeyRepo {
   }
 
   /**
-   * Spec 4.10, set-based: one statement inserts every digest that is new (`on conflict do nothing`) and the key
+   * Set-based: one statement inserts every digest that is new (`on conflict do nothing`) and the key
    * rows of exactly those, returning them. Items absent from the result met an existing digest.
    */
   async insertImported(rows: readonly ImportRow[], now: Date): Promise<ApiKey[]> {

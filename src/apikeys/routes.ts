@@ -4,8 +4,9 @@ import { first, pageOf, parsePageRequest, requireUuid } from "../admin/paging.js
 import { isObject, requireObject } from "../admin/validate.js";
 import type { Clock } from "../platform/clock.js";
 import { isUuid } from "../platform/ids.js";
-import { batchFailure, parseBatchRequest } from "./batch.js";
-import { parseDuration, parseKeyFields } from "./fields.js";
+import { toAdminError } from "../admin/domain-errors.js";
+import { batchFailure } from "./batch.js";
+import { parseBatchRequest, parseDuration, parseKeyFields } from "./fields.js";
 import { apiKeyJson, importResultsJson, verifyJson, withSecretJson } from "./json.js";
 import { type ApiKeyKind, MAX_GRACE_PERIOD_SECONDS } from "./model.js";
 import type { ListFilter } from "./repo.js";
@@ -83,8 +84,9 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
   scope.post("/importedApiKeys::batchCreate", async (req) => {
     const outcomes = await apiKeys.importBatch(parseBatchRequest(requireObject(req.body)));
     const body = importResultsJson(outcomes, clock.now());
-    const failure = batchFailure(outcomes, [{ "@type": "BatchCreateImportedApiKeysResponse", ...body }]);
-    if (failure !== undefined) throw failure;
+    const failure = batchFailure(outcomes);
+    if (failure !== undefined)
+      throw toAdminError(failure, [{ "@type": "BatchCreateImportedApiKeysResponse", ...body }]);
     return body;
   });
 

@@ -3,7 +3,7 @@ import { sha256Hex } from "../platform/crypto.js";
 
 /** Visible prefix of every secret Roster issues, so leaked keys are recognisable (secret scanners, logs). */
 export const ISSUED_KEY_PREFIX = "rsk_";
-/** Bytes of entropy in an issued secret (issue 7: at least 32). */
+/** Bytes of entropy in an issued secret (at least 32, so a secret cannot be guessed). */
 export const SECRET_BYTES = 32;
 
 export interface IssuedSecret {

@@ -1,20 +1,19 @@
-import { AdminError, notFound } from "../admin/errors.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
-import type { Db } from "../storage/database.js";
-import { isForeignKeyViolation } from "../storage/errors.js";
+import { ApiKeyError, keyNotFound, organizationNotFound } from "./errors.js";
 import {
   ACTOR_INACTIVE,
   type ApiKey,
   type ApiKeyFields,
   type ApiKeyKind,
+  applyChanges,
+  type KeyChange,
   MAX_RAW_KEY_LENGTH,
   stateOf,
 } from "./model.js";
 import { evaluate, type RateLimitStatus, windowStart } from "./rate-limit.js";
-import { ApiKeyRepo, type ImportRow, type ListFilter } from "./repo.js";
+import type { ApiKeyRepo, ImportRow, ListFilter } from "./repo.js";
 import { digestOf, generateIssuedSecret } from "./secrets.js";
-import { applyChanges, type KeyChange } from "./update.js";
 
 /** A key together with the secret to show this once (create, rotate). */
 export interface WithSecret {
@@ -43,12 +42,12 @@ export interface ImportItem {
 
 export type ImportOutcome = { readonly key: ApiKey } | { readonly error: { code: string; message: string } };
 
-/** Issued and imported API keys: create, change, rotate, revoke, import and verify (DESIGN.md "API keys"). */
+/** Issued and imported API keys: create, change, rotate, revoke, import and verify (docs/api-keys.md). */
 export class ApiKeyService {
   readonly #repo: ApiKeyRepo;
   readonly #clock: Clock;
-  constructor(db: Db, clock: Clock) {
-    this.#repo = new ApiKeyRepo(db);
+  constructor(repo: ApiKeyRepo, clock: Clock) {
+    this.#repo = repo;
     this.#clock = clock;
   }
 
@@ -56,17 +55,10 @@ export class ApiKeyService {
     if (organizationId !== null) await this.#requireOrganization(organizationId);
     const now = this.#clock.now();
     const { secret, prefix, digest } = generateIssuedSecret();
-    try {
-      const key = await this.#repo.transaction((repo) =>
-        repo.insertIssued(uuidv7(now.getTime()), organizationId, fields, prefix, digest, now),
-      );
-      return { key, secret };
-    } catch (e) {
-      // The organization was deleted between the check and the insert.
-      if (isForeignKeyViolation(e, "api_keys_organization_fkey"))
-        throw notFound(`organization ${organizationId} does not exist`);
-      throw e;
-    }
+    const key = await this.#repo.transaction((repo) =>
+      repo.insertIssued(uuidv7(now.getTime()), organizationId, fields, prefix, digest, now),
+    );
+    return { key, secret };
   }
 
   async get(kind: ApiKeyKind, keyId: string): Promise<ApiKey> {
@@ -79,12 +71,12 @@ export class ApiKeyService {
     return this.#repo.list(kind, filter, after, limit);
   }
 
-  /** Spec 4.9: changes fields without touching the secret. A revoked key cannot change. */
+  /** Changes fields without touching the secret. A revoked key cannot change. */
   async update(keyId: string, changes: readonly KeyChange[]): Promise<ApiKey> {
     return this.#repo.transaction(async (repo) => {
       const key = await repo.get("issued", keyId, true);
       if (key === undefined) throw missing("issued", keyId);
-      if (key.revokeTime !== null) throw new AdminError("FAILED_PRECONDITION", `issued API key ${keyId} is revoked`);
+      if (key.revokeTime !== null) throw revoked(keyId);
       const next = applyChanges(key, changes);
       // New limits start from fresh windows.
       if (changes.some((c) => c.field === "rate_limits")) await repo.resetCounters(keyId);
@@ -92,7 +84,7 @@ export class ApiKeyService {
     });
   }
 
-  /** Issue 7 point 3: a new secret; the previous one verifies until `now + graceSeconds` (0: never again). */
+  /** A new secret; the previous one verifies until `now + graceSeconds` (0: never again). */
   async rotate(keyId: string, graceSeconds: number): Promise<WithSecret> {
     const now = this.#clock.now();
     const graceUntil = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : undefined;
@@ -100,8 +92,7 @@ export class ApiKeyService {
     const key = await this.#repo.transaction(async (repo) => {
       const current = await repo.get("issued", keyId, true);
       if (current === undefined) throw missing("issued", keyId);
-      if (current.revokeTime !== null)
-        throw new AdminError("FAILED_PRECONDITION", `issued API key ${keyId} is revoked`);
+      if (current.revokeTime !== null) throw revoked(keyId);
       return repo.replaceSecret(keyId, prefix, digest, now, graceUntil);
     });
     return { key, secret, ...(graceUntil === undefined ? {} : { previousSecretExpireTime: graceUntil }) };
@@ -118,7 +109,7 @@ export class ApiKeyService {
   }
 
   /**
-   * Spec 4.10: stores every item whose digest is new, in one statement; results come back in request order.
+   * Stores every item whose digest is new, in one statement; results come back in request order.
    * `items[i]` is either a validated item or the error that item already has (validation, repeat in the batch).
    */
   async importBatch(
@@ -185,8 +176,9 @@ export class ApiKeyService {
 
   async #requireOrganization(id: string): Promise<void> {
     const found = await this.#repo.existingOrganizations([id]);
-    if (!found.has(id)) throw notFound(`organization ${id} does not exist`);
+    if (!found.has(id)) throw organizationNotFound(id);
   }
 }
 
-const missing = (kind: ApiKeyKind, keyId: string): AdminError => notFound(`${kind} API key ${keyId} does not exist`);
+const missing = (kind: ApiKeyKind, keyId: string): ApiKeyError => keyNotFound(kind, keyId);
+const revoked = (keyId: string): ApiKeyError => new ApiKeyError("keyRevoked", `issued API key ${keyId} is revoked`);

@@ -1,16 +1,8 @@
 import { invalidArgument } from "../admin/errors.js";
 import { type FieldUpdate, type MaskSpec, resolveUpdateMask } from "../admin/update-mask.js";
-import { isObject, type JsonObject } from "../admin/validate.js";
-import {
-  checkMetadataSize,
-  parseActorId,
-  parseMetadata,
-  parseName,
-  parseRateLimits,
-  parseScopes,
-  parseTime,
-} from "./fields.js";
-import type { ApiKeyFields, RateLimit } from "./model.js";
+import type { JsonObject } from "../admin/validate.js";
+import { parseActorId, parseMetadata, parseName, parseRateLimits, parseScopes, parseTime } from "./fields.js";
+import type { KeyChange } from "./model.js";
 
 /** Issue 7 point 2: what PATCH may change; naming anything else of the resource is INVALID_ARGUMENT. */
 export const ISSUED_KEY_MASK: MaskSpec = {
@@ -28,16 +20,6 @@ export const ISSUED_KEY_MASK: MaskSpec = {
   ],
   maps: ["metadata"],
 };
-
-/** One typed change; `metadata_entry` addresses a nested path inside metadata (`metadata.team`). */
-export type KeyChange =
-  | { readonly field: "name"; readonly value: string }
-  | { readonly field: "actor_id"; readonly value: string | null }
-  | { readonly field: "scopes"; readonly value: string[] }
-  | { readonly field: "metadata"; readonly value: JsonObject }
-  | { readonly field: "metadata_entry"; readonly path: readonly string[]; readonly value: unknown }
-  | { readonly field: "rate_limits"; readonly value: RateLimit[] }
-  | { readonly field: "expire_time"; readonly value: Date | null };
 
 /**
  * Spec 4.9 + AIP-134/161 on the `issued_api_key` body: resolves the mask (none = populated fields, `*` = all
@@ -69,51 +51,4 @@ function toChange({ path, value }: FieldUpdate): KeyChange {
       return { field: "metadata_entry", path: rest, value };
     }
   }
-}
-
-/** Applies changes to a key's current fields (pure). */
-export function applyChanges(current: ApiKeyFields, changes: readonly KeyChange[]): ApiKeyFields {
-  let next: ApiKeyFields = current;
-  for (const change of changes) {
-    switch (change.field) {
-      case "name":
-        next = { ...next, name: change.value };
-        break;
-      case "actor_id":
-        next = { ...next, actorId: change.value };
-        break;
-      case "scopes":
-        next = { ...next, scopes: change.value };
-        break;
-      case "metadata":
-        next = { ...next, metadata: change.value };
-        break;
-      case "metadata_entry":
-        next = { ...next, metadata: setIn(next.metadata, change.path, change.value) };
-        break;
-      case "rate_limits":
-        next = { ...next, rateLimits: change.value };
-        break;
-      case "expire_time":
-        next = { ...next, expireTime: change.value };
-        break;
-    }
-  }
-  return { ...next, metadata: checkMetadataSize({ ...next.metadata }) };
-}
-
-/** Copy of `obj` with `path` set to `value`, or removed when `value` is undefined; creates objects on the way. */
-function setIn(obj: Readonly<JsonObject>, path: readonly string[], value: unknown): JsonObject {
-  const [head, ...rest] = path;
-  if (head === undefined) return { ...obj };
-  const out: JsonObject = { ...obj };
-  if (rest.length === 0) {
-    if (value === undefined) delete out[head];
-    else out[head] = value;
-    return out;
-  }
-  const child = out[head];
-  if (value === undefined && !isObject(child)) return out;
-  out[head] = setIn(isObject(child) ? child : {}, rest, value);
-  return out;
 }

@@ -1,7 +1,10 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
-import { type Db, PREPARED } from "../storage/database.js";
+import type { Db } from "../storage/database.js";
+import { preparedStatement } from "../storage/prepared.js";
 import type { Database } from "../storage/schema.js";
 import type { DirectoryEvent, EventClient, EventSink, OutboxBatch } from "./events.js";
+
+const EVENTS_INSERT = preparedStatement("events_insert");
 
 type Executor = Db | Transaction<Database>;
 
@@ -41,7 +44,7 @@ export function eventWrites(batch: OutboxBatch, when: RawBuilder<unknown>): RawB
 /** Writes `batch` on its own, in one statement of the caller's transaction. */
 export async function writeEvents(db: Executor, batch: OutboxBatch): Promise<void> {
   const entries = eventWrites(batch, sql`true`);
-  if (entries !== undefined) await sql`${sql.raw(PREPARED)}with ${entries} select 1`.execute(db);
+  if (entries !== undefined) await EVENTS_INSERT.sql`with ${entries} select 1`.execute(db);
 }
 
 /** Records the events of a change in the transaction that makes it. */

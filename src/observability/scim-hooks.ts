@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ScimClient } from "../directory/scim-clients/service.js";
+import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import type { Metrics } from "./metrics.js";

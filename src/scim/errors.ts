@@ -1,8 +1,9 @@
 import { GroupError } from "../directory/groups/errors.js";
 import { ExtensionConflictError, IdentityConflictError } from "../directory/identities/errors.js";
 import { MappingError } from "../directory/mapping/errors.js";
+import { isClientGone } from "../directory/scim-clients/errors.js";
 
-/** RFC 7644 §3.12 scimType values used by Roster (spec section 7). */
+/** RFC 7644 §3.12 scimType values used by Roster. */
 export type ScimType =
   | "invalidSyntax"
   | "invalidValue"
@@ -34,18 +35,21 @@ export const badRequest = (scimType: ScimType | undefined, detail: string): Scim
   new ScimError(400, scimType, detail);
 
 /**
- * The domain's refusals as SCIM errors (spec 7), in one place: the SCIM scope's error handler asks here first.
- * Identity conflicts are 409 uniqueness; a failed data mapping is a 500 (the operator's script, not the request).
+ * The domain's refusals as SCIM errors (RFC 7644 §3.12), in one place; undefined for anything else. Conflicts are
+ * 409 uniqueness, a group's bad member 400 invalidValue, a failed data mapping a 500, and a write that raced the
+ * deletion of its own client answers as for a client that does not exist.
  */
 export function scimErrorOf(e: unknown): ScimError | undefined {
   if (e instanceof ScimError) return e;
   if (e instanceof IdentityConflictError || e instanceof ExtensionConflictError) {
     return new ScimError(409, "uniqueness", e.message);
   }
-  if (e instanceof MappingError) return new ScimError(500, undefined, `data mapping failed: ${e.message}`);
   if (e instanceof GroupError) {
-    if (e.reason === "externalIdTaken") return new ScimError(409, "uniqueness", e.message);
-    return badRequest("invalidValue", `members: ${e.message}`);
+    return e.reason === "externalIdTaken"
+      ? new ScimError(409, "uniqueness", e.message)
+      : badRequest("invalidValue", `members: ${e.message}`);
   }
+  if (e instanceof MappingError) return new ScimError(500, undefined, `data mapping failed: ${e.message}`);
+  if (isClientGone(e)) return new ScimError(404, undefined, "SCIM client not found");
   return undefined;
 }

@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from "fastify";
-import { isClientGone } from "../directory/scim-clients/gone.js";
-import type { ScimClient } from "../directory/scim-clients/service.js";
+import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Logger } from "../platform/logger.js";
 import { logInternalError, pathOnly } from "../platform/internal-error.js";
 import { describeProblem, findUnstorable, findUnstorableParameter, isStorableText } from "../platform/storable.js";
@@ -128,10 +127,6 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
       case "FST_ERR_CTP_INVALID_JSON_BODY":
         sendError(reply, 400, "invalidSyntax", "request body is not valid JSON");
         return;
-    }
-    if (isClientGone(error)) {
-      sendError(reply, 404, undefined, "SCIM client not found");
-      return;
     }
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {

@@ -1,7 +1,8 @@
-import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, sql } from "kysely";
+import { Kysely, type MigrationResultSet, Migrator, sql } from "kysely";
 import pg from "pg";
 import { MIGRATIONS } from "./migrations/index.js";
-import { PreparingClient, UnnamedClient } from "./prepared.js";
+import { ResilientClient } from "./client.js";
+import { namingDialect } from "./driver.js";
 import type { Database } from "./schema.js";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.js";
 
@@ -63,6 +64,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 export function openDatabase(options: DatabaseOptions): OpenDatabase {
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
   const onConnectionError = options.onConnectionError ?? (() => {});
+  const sessionMode = options.pooling !== "transaction";
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 20,
@@ -73,17 +75,16 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     ...(timeouts.statementMs > 0
       ? { query_timeout: timeouts.statementMs + clientTimeoutMargin(timeouts.statementMs) }
       : {}),
-    // Both clients keep a broken connection from crashing the process. The session one sends the queries marked
-    // with prepared() or PREPARED as named statements and sets the session's options at start-up; behind a
-    // transaction pooler neither may outlive a transaction, so statements go unnamed and the server's own settings
-    // apply (the statement bound then belongs on the role: docs/scaling.md).
-    ...(options.pooling === "transaction"
-      ? { Client: UnnamedClient }
-      : { Client: PreparingClient, options: sessionOptions(options, timeouts) }),
+    // The client keeps a broken connection from crashing the process. In session mode the driver sends the
+    // statements run with runPrepared by name and the session's options are set at start-up; behind a transaction
+    // pooler neither may outlive a transaction, so statements go unnamed and the server's own settings apply (the
+    // statement bound then belongs on the role: docs/scaling.md).
+    Client: ResilientClient,
+    ...(sessionMode ? { options: sessionOptions(options, timeouts) } : {}),
   });
   // A connection that breaks while idle: the pool drops it and opens a new one when needed.
   pool.on("error", onConnectionError);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: namingDialect(pool, sessionMode) });
   return {
     db,
     pool,
@@ -103,8 +104,6 @@ function sessionOptions(options: DatabaseOptions, timeouts: DatabaseTimeouts): s
   if (options.genericPlans === true) parts.push("-c plan_cache_mode=force_generic_plan");
   return parts.join(" ");
 }
-
-export { PREPARED } from "./prepared.js";
 
 /**
  * Behind a transaction pooler the session settings of sessionOptions cannot be sent: the server's defaults must

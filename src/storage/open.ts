@@ -1,6 +1,3 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
 import type pg from "pg";
 import type { Config } from "../config.js";
 import type { Logger } from "../platform/logger.js";
@@ -21,7 +18,6 @@ export interface Storage extends OpenDatabase {
   readonly bookkeeping: Db;
   /** The same database with generic plans: only for the hot reads (AppDeps.reads). */
   readonly reads: Db;
-  readonly secrets: readonly Buffer[];
   readonly engine: "embedded" | "server";
   /** Every pool by name, for their connection counts on /metrics. */
   readonly pools: Readonly<Record<string, pg.Pool>>;
@@ -64,14 +60,12 @@ export async function openStorage(config: Config, logger: Logger, hooks: Storage
     const pools = { url, timeouts, onConnectionError, pooling };
     await migrateUnbounded(pools);
     const opened = openDatabase({ ...pools, poolSize: MAIN_POOL_SIZE });
-    const secrets = config.secrets ?? (await embeddedSecrets(config));
     const bookkeeping = openDatabase({ ...pools, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
     const reads = openDatabase({ ...pools, poolSize: READS_POOL_SIZE, genericPlans: true });
     return {
       ...opened,
       bookkeeping: bookkeeping.db,
       reads: reads.db,
-      secrets,
       engine: cluster === undefined ? "server" : "embedded",
       pools: { main: opened.pool, reads: reads.pool, bookkeeping: bookkeeping.pool },
       prepareToStop: () => cluster?.prepareToStop(),
@@ -112,24 +106,4 @@ async function migrateUnbounded(target: {
   } finally {
     await migrating.close();
   }
-}
-
-/** Embedded engines keep generated ROSTER_SECRETS in the data dir (memory: keeps them in the process). */
-async function embeddedSecrets(config: Config): Promise<Buffer[]> {
-  if (config.database.kind === "embedded" && !config.database.persistent) return [randomBytes(48)];
-  const dir = resolve(config.dataDir);
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, "secrets");
-  try {
-    const keys = (await readFile(file, "utf8"))
-      .trim()
-      .split(",")
-      .filter((k) => k !== "");
-    if (keys.length > 0) return keys.map((k) => Buffer.from(k, "utf8"));
-  } catch {
-    // first start: generate below
-  }
-  const key = randomBytes(48).toString("base64url");
-  await writeFile(file, `${key}\n`, { mode: 0o600 });
-  return [Buffer.from(key, "utf8")];
 }

@@ -1,102 +1,63 @@
-import type { CompiledQuery, Kysely } from "kysely";
-import pg from "pg";
+import { createHash } from "node:crypto";
+import { type CompiledQuery, type Kysely, type QueryResult, type RawBuilder, sql } from "kysely";
 
 /**
- * Named prepared statements, opt-in per query, for the hottest reads: PostgreSQL parses and plans an unnamed
- * statement on every execution, which for GET /Users/{id} (two correlated subqueries) costs four times its
- * execution. A query the repository passes through `prepared()` is still built and run by Kysely, on the pool or
- * inside a transaction alike; the pg client below recognises its SQL text and sends it with a stable name, so each
- * connection parses it once and PostgreSQL may reuse its plan.
+ * Named prepared statements, opt-in per query, for the hot paths: PostgreSQL parses and plans an unnamed statement
+ * on every execution, which for GET /Users/{id} costs several times its execution. A repository declares each such
+ * statement once, by name (`preparedStatement("user_by_id")`), and runs it with `runPrepared`: the query is still
+ * built and run by Kysely, on the pool or inside a transaction alike, and the connection (driver.ts) sends it with
+ * a name, so it parses once per connection and PostgreSQL may reuse its plan.
  *
- * Names are per SQL text (one query shape → one name, as pg requires), so the set is bounded by the query shapes
- * the repositories build, never by the values; MAX_STATEMENTS guards against a shape that would vary regardless.
+ * One declared statement may have a few shapes (a column list with or without groups, one filter attribute or
+ * another): each distinct SQL text gets its own name, `<declared name>_<digest of the text>`, as PostgreSQL
+ * requires one text per name. Nothing is kept per SQL text outside a connection.
  */
-const MAX_STATEMENTS = 200;
-const names = new Map<string, string>();
-
-/**
- * The other way in, for fixed SQL written by hand (the hot write paths): a statement whose text starts with this
- * marker is sent as a named prepared statement too, under the same naming (one name per text, shared map).
- */
-export const PREPARED = "/*prepared*/ ";
-
-const nameOf = (text: string): string | undefined => {
-  const known = names.get(text);
-  if (known !== undefined || !text.startsWith(PREPARED) || names.size >= MAX_STATEMENTS) return known;
-  const name = `roster_${names.size + 1}`;
-  names.set(text, name);
-  return name;
-};
-
-/** Marks a compiled query's SQL text as a named prepared statement; returns the query to run with executeQuery. */
-export function prepared<R>(query: CompiledQuery<R>): CompiledQuery<R> {
-  if (!names.has(query.sql) && names.size < MAX_STATEMENTS) names.set(query.sql, `roster_${names.size + 1}`);
-  return query;
+export interface PreparedStatement {
+  readonly name: string;
+  /** Kysely's `sql` template, run as this statement: ``STATEMENT.sql<Row>`select …`.execute(db)``. */
+  sql<R>(strings: TemplateStringsArray, ...values: unknown[]): PreparedQuery<R>;
 }
 
-/** Builds and runs a Kysely query (on the pool or a transaction) as a named prepared statement; returns its rows. */
-export async function executePrepared<R>(
+export interface PreparedQuery<R> {
+  // biome-ignore lint/suspicious/noExplicitAny: any database: only executeQuery is used.
+  execute(db: Kysely<any>): Promise<QueryResult<R>>;
+}
+
+const NAME = /^[a-z][a-z0-9_]{0,39}$/;
+
+/** Declares a statement to send by name; the name shows in pg_prepared_statements (with a digest of its text). */
+export function preparedStatement(name: string): PreparedStatement {
+  if (!NAME.test(name)) throw new Error(`prepared statement name ${name} is not 1-40 of [a-z0-9_]`);
+  const statement: PreparedStatement = Object.freeze({
+    name,
+    sql: <R>(strings: TemplateStringsArray, ...values: unknown[]): PreparedQuery<R> => {
+      const query = sql<R>(strings, ...values);
+      return { execute: (db) => runPrepared(db, statement, query) };
+    },
+  });
+  return statement;
+}
+
+/** The property a compiled query carries its statement's name in, from runPrepared to the connection. */
+const STATEMENT = Symbol("roster.preparedStatement");
+
+type Named = CompiledQuery & { readonly [STATEMENT]?: string };
+
+/** Runs a query (a Kysely builder or an `sql` template, on the pool or in a transaction) as `statement`. */
+export function runPrepared<R>(
   // biome-ignore lint/suspicious/noExplicitAny: any database: only executeQuery is used.
   db: Kysely<any>,
-  query: { compile(): CompiledQuery<R> },
-): Promise<R[]> {
-  return (await db.executeQuery(prepared(query.compile()))).rows;
+  statement: PreparedStatement,
+  query: RawBuilder<R> | { compile(): CompiledQuery<R> },
+): Promise<QueryResult<R>> {
+  const compiled = "isRawBuilder" in query ? query.compile(db) : query.compile();
+  const named: Named = Object.freeze({ ...compiled, [STATEMENT]: statement.name });
+  return db.executeQuery(named as CompiledQuery<R>);
 }
 
-/** The statement name for this SQL text, when it was marked. */
-export const statementName = (sql: string): string | undefined => names.get(sql);
+/** The declared name a compiled query was run under, if it was run with runPrepared. */
+export const declaredNameOf = (query: CompiledQuery): string | undefined => (query as Named)[STATEMENT];
 
-type QueryArgs = Parameters<pg.Client["query"]>;
-
-/**
- * A pg client that sends the marked SQL texts as named statements (pg caches them per connection), and that
- * survives the loss of its connection.
- *
- * pg emits `error` on a client whose connection breaks (a terminated backend, a restarted server, a reset socket);
- * while the client is checked out of the pool nobody listens, and an unheard `error` event ends the process. Here
- * it is always heard: the query under way fails with the error, the client is no longer queryable, and the pool
- * drops it on release.
- *
- * A query that outlives the client-side `query_timeout` (a server that stopped answering, a black-holed network)
- * destroys the connection too: pg would otherwise leave the unanswered statement in front of the next one.
- */
-export class PreparingClient extends pg.Client {
-  /** Whether marked statements are sent by name (a direct connection) or unnamed (behind a transaction pooler). */
-  protected readonly namesStatements: boolean = true;
-
-  constructor(config?: string | pg.ClientConfig) {
-    super(config);
-    this.on("error", ignoreBrokenConnection);
-  }
-
-  // biome-ignore lint/suspicious/noExplicitAny: pg's query() is a dozen overloads; this forwards all of them.
-  override query(...args: any[]): any {
-    const [text, values] = args as [unknown, unknown];
-    if (this.namesStatements && typeof text === "string" && Array.isArray(values) && args.length === 2) {
-      const name = nameOf(text);
-      if (name !== undefined) return this.#dropOnTimeout(super.query({ name, text, values }));
-    }
-    return this.#dropOnTimeout((super.query as (...a: QueryArgs) => unknown)(...(args as QueryArgs)));
-  }
-
-  #dropOnTimeout(result: unknown): unknown {
-    if (!(result instanceof Promise)) return result;
-    return result.catch((e: unknown) => {
-      if (e instanceof Error && e.message === QUERY_TIMEOUT_MESSAGE) this.connection.stream.destroy();
-      throw e;
-    });
-  }
-}
-
-/**
- * The same client for a server behind a transaction pooler: consecutive transactions may run on different server
- * connections, where a statement prepared by name on another one is missing, so every statement goes unnamed.
- */
-export class UnnamedClient extends PreparingClient {
-  protected override readonly namesStatements: boolean = false;
-}
-
-/** pg's own message for a `query_timeout` (it carries no code). */
-const QUERY_TIMEOUT_MESSAGE = "Query read timeout";
-
-const ignoreBrokenConnection = (): void => {};
+/** The protocol-level name of one shape of a declared statement: stable across connections and processes. */
+export const shapeName = (declared: string, sql: string): string =>
+  `${declared}_${createHash("sha1").update(sql).digest("hex").slice(0, 16)}`;

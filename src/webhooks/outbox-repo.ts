@@ -1,7 +1,11 @@
 import { sql } from "kysely";
-import { type Db, PREPARED } from "../storage/database.js";
+import type { Db } from "../storage/database.js";
+import { preparedStatement } from "../storage/prepared.js";
 import type { AttemptRecord } from "./event-log.js";
 import type { ClaimedEvent } from "./outbox-claim.js";
+
+const OUTBOX_RELEASE = preparedStatement("outbox_release");
+const OUTBOX_RECORD_AND_START = preparedStatement("outbox_record_and_start");
 
 export {
   type Claim,
@@ -15,7 +19,7 @@ export {
 /** Claimed events that will not be sent now (shutdown): back to the pool at once; none of them was started. */
 export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await sql`${sql.raw(PREPARED)}
+  await OUTBOX_RELEASE.sql`
     update webhook_outbox set claimed_until = null, claim_token = null, claimed_by = null
     where (seq, claim_token) in (select * from unnest(${events.map((e) => e.seq)}::bigint[],
       ${events.map((e) => e.claimToken)}::text[]))
@@ -63,7 +67,7 @@ export async function recordAndStart(
   const attempts = finished.flatMap((d) => (d.attempt === null ? [] : [d.attempt]));
   const done = finished.filter((d) => d.retryAt === undefined);
   const retried = finished.filter((d) => d.retryAt !== undefined);
-  const rows = await sql<{ seq: number }>`${sql.raw(PREPARED)}
+  const rows = await OUTBOX_RECORD_AND_START.sql<{ seq: number }>`
     with done as (
       delete from webhook_outbox
       where (seq, claim_token) in (select * from unnest(${done.map((d) => d.event.seq)}::bigint[],

@@ -1,4 +1,4 @@
-import type { ScimClient } from "../directory/scim-clients/service.js";
+import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Clock } from "../platform/clock.js";
 import { attemptId } from "./attempt-id.js";
 import type { AttemptRecord, EventLog } from "./event-log.js";

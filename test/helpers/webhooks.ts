@@ -1,6 +1,6 @@
 import type { DirectoryEvent } from "../../src/directory/events.js";
-import type { ScimClient } from "../../src/directory/scim-clients/service.js";
-import { toScimClient } from "../../src/directory/scim-clients/service.js";
+import type { ScimClient } from "../../src/directory/scim-clients/types.js";
+import { toScimClient } from "../../src/directory/scim-clients/repo.js";
 import type { ManualClock } from "../../src/platform/clock.js";
 import { SecretBox } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";

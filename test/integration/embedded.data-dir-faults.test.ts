@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_CRASHES } from "../../src/storage/embedded.js";
+import { MAX_CRASHES } from "../../src/storage/embedded-supervisor.js";
 import {
   type ChildClient,
   isReady,

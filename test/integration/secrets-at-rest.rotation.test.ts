@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resealWebhookSecrets } from "../../src/directory/scim-clients/reseal.js";
+import { ScimClientRepo } from "../../src/directory/scim-clients/repo.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { SecretBox } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
@@ -87,12 +88,12 @@ describe("webhook secrets at rest", () => {
     const during = await instance([NEW, OLD]);
     expect(new SecretBox([NEW, OLD]).open(legacy)).toBe(WEBHOOK_SECRET);
     // Every secret of the database sealed with the old key (this client's and earlier tests') moves.
-    const first = await resealWebhookSecrets(database.db, new SecretBox([NEW, OLD]), silent);
+    const first = await resealWebhookSecrets(new ScimClientRepo(database.db), new SecretBox([NEW, OLD]), silent);
     expect(first.unreadable).toBe(0);
     expect(first.resealed).toBeGreaterThanOrEqual(1);
     const moved = await sealedOf(during.t, c.clientId);
     expect(moved.startsWith(new SecretBox([NEW]).primaryPrefix)).toBe(true);
-    expect(await resealWebhookSecrets(database.db, new SecretBox([NEW, OLD]), silent)).toEqual({
+    expect(await resealWebhookSecrets(new ScimClientRepo(database.db), new SecretBox([NEW, OLD]), silent)).toEqual({
       resealed: 0,
       unreadable: 0,
     });
@@ -123,7 +124,7 @@ describe("webhook secrets at rest", () => {
     const c = await seedClient(before.t, { webhook: { url: receiver.url, secret: WEBHOOK_SECRET } });
     const sealed = await sealedOf(before.t, c.clientId);
     await before.t.close();
-    const outcome = await resealWebhookSecrets(database.db, new SecretBox([NEW]), silent);
+    const outcome = await resealWebhookSecrets(new ScimClientRepo(database.db), new SecretBox([NEW]), silent);
     expect(outcome.unreadable).toBeGreaterThanOrEqual(1);
     const { t } = await instance([NEW]);
     try {

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, PREPARED } from "../../src/storage/database.js";
+import { openDatabase } from "../../src/storage/database.js";
+import { preparedStatement, runPrepared, shapeName } from "../../src/storage/prepared.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
 
 let database: TestDatabase;
@@ -29,20 +30,23 @@ describe("openDatabase synchronousCommit (webhook bookkeeping only)", () => {
   });
 });
 
-describe("PREPARED statements", () => {
+const SELECT_X = preparedStatement("storage_options_x");
+
+describe("prepared statements", () => {
   it("run as one named prepared statement per text on each connection; other statements stay unnamed", async () => {
     const opened = openDatabase({ url: database.url, schema: database.schema, poolSize: 1 });
     try {
       for (const n of [1, 2, 3]) {
-        const { rows } = await sql<{ x: number }>`${sql.raw(PREPARED)}select ${n}::int as x`.execute(opened.db);
+        const query = sql<{ x: number }>`select ${n}::int as x`;
+        const { rows } = await runPrepared(opened.db, SELECT_X, query);
         expect(rows).toEqual([{ x: n }]);
       }
       await sql`select ${4}::int as x`.execute(opened.db);
       const { rows } = await sql<{ name: string; statement: string }>`
         select name, statement from pg_prepared_statements`.execute(opened.db);
       expect(rows).toHaveLength(1);
-      expect(rows[0]?.name).toMatch(/^roster_\d+$/);
-      expect(rows[0]?.statement.startsWith(PREPARED)).toBe(true);
+      expect(rows[0]?.name).toBe(shapeName("storage_options_x", "select $1::int as x"));
+      expect(rows[0]?.statement).toBe("select $1::int as x");
     } finally {
       await opened.close();
     }

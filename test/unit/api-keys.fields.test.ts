@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { toAdminError } from "../../src/admin/domain-errors.js";
 import { batchFailure } from "../../src/apikeys/batch.js";
 import { parseDuration, parseRateLimits, parseTime } from "../../src/apikeys/fields.js";
 import { evaluate, windowStart } from "../../src/apikeys/rate-limit.js";
@@ -115,6 +116,7 @@ describe("batch status (issue 7 point 4)", () => {
     [[dup, bad], 400],
     [[bad], 400],
   ])("%j → %s", (outcomes, status) => {
-    expect(batchFailure(outcomes, [])?.httpStatus).toBe(status);
+    const failure = batchFailure(outcomes);
+    expect(failure === undefined ? undefined : toAdminError(failure).httpStatus).toBe(status);
   });
 });

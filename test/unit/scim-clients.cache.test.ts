@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ScimClientCache } from "../../src/directory/scim-clients/cache.js";
-import type { ScimClient } from "../../src/directory/scim-clients/service.js";
+import type { ScimClient } from "../../src/directory/scim-clients/types.js";
 import { ManualClock } from "../../src/platform/clock.js";
 
 const client = (id: string, org = "o1") => ({ clientId: id, organizationId: org }) as ScimClient;

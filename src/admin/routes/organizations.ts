@@ -1,6 +1,7 @@
 import { MAX_ORGANIZATION_NAME_LENGTH } from "../limits.js";
 import type { FastifyInstance } from "fastify";
-import type { Organization, OrganizationService } from "../../directory/organizations/service.js";
+import type { OrganizationService } from "../../directory/organizations/service.js";
+import type { Organization } from "../../directory/organizations/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { notFound } from "../errors.js";
 import { pageOf, parsePageRequest } from "../paging.js";

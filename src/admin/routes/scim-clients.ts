@@ -6,14 +6,13 @@ import {
   parseExtensions,
   type UnknownExtensions,
 } from "../../directory/scim-clients/extensions.js";
+import { MAX_SECRET_GRACE_SECONDS, type ScimClientService } from "../../directory/scim-clients/service.js";
 import {
-  MAX_SECRET_GRACE_SECONDS,
   type ScimClient,
   type ScimClientChanges,
-  type ScimClientService,
   WEBHOOK_RETRY_MODES,
   type WebhookRetry,
-} from "../../directory/scim-clients/service.js";
+} from "../../directory/scim-clients/types.js";
 import { randomToken } from "../../platform/ids.js";
 import type { RequestLogMode } from "../../storage/schema.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";

@@ -5,7 +5,8 @@ import { isUuid } from "../../platform/ids.js";
 import { invalidArgument, notFound } from "../errors.js";
 import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
 import { requireObject, requireString } from "../validate.js";
-import { ADMIN_ROLES, type AdminRole, type AdminToken, type AdminTokenService, tokenStateOf } from "./service.js";
+import type { AdminTokenService } from "./service.js";
+import { ADMIN_ROLES, type AdminRole, type AdminToken, tokenStateOf } from "./types.js";
 
 export interface AdminTokenRouteDeps {
   readonly tokens: AdminTokenService;

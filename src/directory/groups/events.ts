@@ -1,6 +1,6 @@
 import { type DirectoryEvent, type DirectoryEventKind, groupEventData, membershipEventData } from "../events.js";
 import { visibleTo } from "../identities/visible.js";
-import type { ScimClient } from "../scim-clients/service.js";
+import type { ScimClient } from "../scim-clients/types.js";
 import type { MembershipEffect } from "./memberships.js";
 import type { Group, GroupExtensions } from "./types.js";
 

@@ -4,7 +4,7 @@ import type { Database } from "../../storage/schema.js";
 import { GROUP_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index-repo.js";
 import { extensionValuesOf, sameExtensionValues } from "../identities/extension-values.js";
 import { type IndexedAttribute, indexedAttributesOf } from "../scim-clients/extensions.js";
-import type { ScimClient } from "../scim-clients/service.js";
+import type { ScimClient } from "../scim-clients/types.js";
 import { GroupError } from "./errors.js";
 import { GROUP_EXTENSION_UNIQUE_KEY } from "./repo.js";
 import type { Group, GroupExtensions } from "./types.js";

@@ -1,9 +1,15 @@
 import { type RawBuilder, sql } from "kysely";
-import { PREPARED } from "../../storage/database.js";
+import { preparedStatement, runPrepared } from "../../storage/prepared.js";
 import { isForeignKeyViolation } from "../../storage/errors.js";
 import { GroupError } from "./errors.js";
 import type { Executor } from "./repo.js";
 import type { MemberFields, MemberRef } from "./types.js";
+
+const MEMBER_PROBLEMS = preparedStatement("member_problems");
+const ORGANIZATION_LOCK = preparedStatement("organization_lock");
+const ORGANIZATION_TRY_LOCK = preparedStatement("organization_try_lock");
+const CHANGED_MEMBERS = preparedStatement("changed_members");
+const GROUP_MEMBERS = preparedStatement("group_members");
 
 /** A user whose membership changed, with what a membership event needs (identities.scim: the SCIM user as written). */
 export interface MemberUser {
@@ -29,7 +35,7 @@ export async function classifyMembers(
 ): Promise<{ groups: string[]; problems: MemberProblem[] }> {
   const ids = refs.map((r) => r.value);
   const types = refs.map((r) => r.type ?? null);
-  const { rows } = await sql<MemberProblem>`${sql.raw(PREPARED)}
+  const { rows } = await MEMBER_PROBLEMS.sql<MemberProblem>`
     select v.id as value, v.type,
       case when i.id is not null then 'User' when g.id is not null then 'Group' end as kind
     from unnest(${ids}::uuid[], ${types}::text[]) as v(id, type)
@@ -75,8 +81,8 @@ export async function wouldCycle(
 export async function lockNesting(db: Executor, orgId: string, mode: "wait" | "try" = "wait"): Promise<boolean> {
   const { rows } =
     mode === "wait"
-      ? await sql`${sql.raw(PREPARED)}select id from organizations where id = ${orgId} for no key update`.execute(db)
-      : await sql`${sql.raw(PREPARED)}select id from organizations where id = ${orgId}
+      ? await ORGANIZATION_LOCK.sql`select id from organizations where id = ${orgId} for no key update`.execute(db)
+      : await ORGANIZATION_TRY_LOCK.sql`select id from organizations where id = ${orgId}
           for no key update skip locked`.execute(db);
   return rows.length === 1;
 }
@@ -90,20 +96,24 @@ const translateMissing = (e: unknown): never => {
   throw e;
 };
 
-const withScim = (changed: RawBuilder<unknown>): RawBuilder<MemberUser> =>
-  sql<MemberUser>`${sql.raw(PREPARED)}with changed as (${changed}) select i.id, i.scim from changed join identities i on i.id = changed.identity_id`;
+/** Runs a membership change that returns `identity_id`s, with the SCIM documents of the users it changed. */
+const withScim = async (db: Executor, changed: RawBuilder<unknown>): Promise<MemberUser[]> => {
+  const query = sql<MemberUser>`with changed as (${changed})
+    select i.id, i.scim from changed join identities i on i.id = changed.identity_id`;
+  return (await runPrepared(db, CHANGED_MEMBERS, query)).rows;
+};
 
 /** Adds the organization's identities among `ids`; existing members are left alone and not returned. */
 export async function addUsers(db: Executor, orgId: string, groupId: string, ids: readonly string[]) {
-  const { rows } = await withScim(sql`
+  return withScim(
+    db,
+    sql`
     insert into group_user_members (group_id, identity_id, organization_id)
     select ${groupId}, i.id, i.organization_id from identities i
     where i.organization_id = ${orgId} and i.id = any(${ids}::uuid[])
     on conflict do nothing
-    returning identity_id`)
-    .execute(db)
-    .catch(translateMissing);
-  return rows;
+    returning identity_id`,
+  ).catch(translateMissing);
 }
 
 /** The members a removal names: all, the listed ids, or (`keep`) everyone but the listed ids. */
@@ -127,11 +137,13 @@ export async function removeUsers(
   mode: "listed" | "keep" = "listed",
 ) {
   const which = membersSelected("identity_id", ids, mode);
-  const { rows } = await withScim(sql`
+  return withScim(
+    db,
+    sql`
     delete from group_user_members
     where organization_id = ${orgId} and group_id = ${groupId} and ${which}
-    returning identity_id`).execute(db);
-  return rows;
+    returning identity_id`,
+  );
 }
 
 export async function addGroups(db: Executor, orgId: string, groupId: string, ids: readonly string[]) {
@@ -178,7 +190,7 @@ export async function membersJson(
   if (fields.display) parts.push(sql`'display', m.display`);
   if (fields.type) parts.push(sql`'type', m.type`);
   if (fields.ref) parts.push(sql`'$ref', ${baseUrl} || m.endpoint || m.value`);
-  const { rows } = await sql<{ group_id: string; members: string }>`${sql.raw(PREPARED)}
+  const { rows } = await GROUP_MEMBERS.sql<{ group_id: string; members: string }>`
     select m.group_id, json_agg(json_build_object(${sql.join(parts)}) order by m.value)::text as members
     from (
       select u.group_id, u.identity_id as value, i.user_name as display, 'User' as type, '/Users/' as endpoint

@@ -1,12 +1,15 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
-import { PREPARED } from "../../storage/database.js";
 import { isUniqueViolation } from "../../storage/errors.js";
-import { executePrepared } from "../../storage/prepared.js";
+import { preparedStatement, runPrepared } from "../../storage/prepared.js";
 import type { Database, DirectoryGroupsTable } from "../../storage/schema.js";
 import { organizationTotal } from "../resource-counts.js";
 import { GroupError } from "./errors.js";
 import { GROUP_EXTENSION_INDEX, indexedMatches } from "../extension-index-repo.js";
 import type { Group, GroupExtensions, GroupFilter, GroupPage } from "./types.js";
+
+const GROUP_BY_ID = preparedStatement("group_by_id");
+const GROUP_FOR_UPDATE = preparedStatement("group_for_update");
+const GROUP_UPDATE = preparedStatement("group_update");
 
 /** The pool or a transaction: repository functions run wherever the service runs them. */
 export type Executor = Kysely<Database>;
@@ -41,16 +44,16 @@ export async function findGroup(db: Executor, orgId: string, id: string, lock = 
   const query = db.selectFrom("directory_groups").selectAll().where("organization_id", "=", orgId).where("id", "=", id);
   // GET /Groups/{id} reads through a named prepared statement (storage/prepared.ts); the locking read of a write
   // stays as it was.
-  const row = lock ? await query.forUpdate().executeTakeFirst() : (await executePrepared(db, query))[0];
+  const row = lock ? await query.forUpdate().executeTakeFirst() : (await runPrepared(db, GROUP_BY_ID, query)).rows[0];
   return row === undefined ? undefined : toGroup(row);
 }
 
 /**
- * The group a PATCH/PUT starts from, locked until the transaction ends (a PREPARED statement). FOR NO KEY UPDATE is
+ * The group a PATCH/PUT starts from, locked until the transaction ends (a prepared statement). FOR NO KEY UPDATE is
  * the lock its UPDATE takes anyway: it does not block the foreign-key checks of requests adding this group elsewhere.
  */
 export async function lockGroup(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
-  const { rows } = await sql<Selectable<DirectoryGroupsTable>>`${sql.raw(PREPARED)}select * from directory_groups
+  const { rows } = await GROUP_FOR_UPDATE.sql<Selectable<DirectoryGroupsTable>>`select * from directory_groups
     where organization_id = ${orgId} and id = ${id} for no key update`.execute(db);
   const [row] = rows;
   return row === undefined ? undefined : toGroup(row);
@@ -103,7 +106,7 @@ export async function updateGroup(
   row: { displayName: string; externalId: string | null; extensions: GroupExtensions | null; now: Date },
 ): Promise<Group> {
   try {
-    const { rows } = await sql<Selectable<DirectoryGroupsTable>>`${sql.raw(PREPARED)}update directory_groups
+    const { rows } = await GROUP_UPDATE.sql<Selectable<DirectoryGroupsTable>>`update directory_groups
       set display_name = ${row.displayName}, external_id = ${row.externalId},
         extensions = ${extensionsJson(row.extensions)}::jsonb, updated_at = ${row.now}
       where organization_id = ${orgId} and id = ${id}

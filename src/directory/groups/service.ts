@@ -5,7 +5,7 @@ import type { Db } from "../../storage/database.js";
 import type { Database } from "../../storage/schema.js";
 import type { EventSink } from "../events.js";
 import { type RecordEvents, transactionWithEvents } from "../events-repo.js";
-import type { ScimClient } from "../scim-clients/service.js";
+import type { ScimClient } from "../scim-clients/types.js";
 import { groupEvent, membershipEvents } from "./events.js";
 import { indexExtensions, sameExtensions } from "./extension-index-repo.js";
 import { lockNesting, membersJson } from "./membership-repo.js";

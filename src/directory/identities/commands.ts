@@ -7,7 +7,7 @@ import { transactionWithEvents } from "../events-repo.js";
 import { groupRaw } from "../groups/events.js";
 import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
 import { burnVerification, hashPassword, verifyPassword } from "../passwords.js";
-import type { ScimClient } from "../scim-clients/service.js";
+import type { ScimClient } from "../scim-clients/types.js";
 import { columnsOf as indexedColumnsOf, identifierKey, identifiersOf, sameJson } from "./document.js";
 import { DocumentCache, type VersionedDocument } from "./document-cache.js";
 import { ExtensionConflictError } from "./errors.js";

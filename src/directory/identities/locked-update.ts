@@ -5,7 +5,7 @@ import type { EventSink } from "../events.js";
 import { transactionWithEvents } from "../events-repo.js";
 import type { CompiledMapping } from "../mapping/mapper.js";
 import { hashPassword, verifyPassword } from "../passwords.js";
-import type { ScimClient } from "../scim-clients/service.js";
+import type { ScimClient } from "../scim-clients/types.js";
 import { columnsOf as indexedColumnsOf, identifiersOf, sameJson } from "./document.js";
 import { ExtensionConflictError } from "./errors.js";
 import { extensionValuesOf } from "./extension-values.js";

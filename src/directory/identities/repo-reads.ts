@@ -1,9 +1,15 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
-import { type Db, PREPARED } from "../../storage/database.js";
-import { executePrepared, prepared } from "../../storage/prepared.js";
+import type { Db } from "../../storage/database.js";
+import { type PreparedStatement, preparedStatement, runPrepared } from "../../storage/prepared.js";
 import { organizationTotal } from "../resource-counts.js";
 import { columnsOf, type Executor, MEMBERSHIPS, type RecordRow, recordColumns } from "./repo-columns.js";
 import type { CursorPage, OffsetPage, UserFilter, UserPage } from "./types.js";
+
+const USER_BY_ID = preparedStatement("user_by_id");
+const USERS_LOOKUP = preparedStatement("users_lookup");
+const USERS_WITH_GROUPS = preparedStatement("users_with_groups");
+const USERS_AFTER_CURSOR = preparedStatement("users_after_cursor");
+const USERS_PAGE = preparedStatement("users_page");
 
 /**
  * The reads of users (RecordRow: every column text) and identities. The hottest statements are SQL text compiled
@@ -17,13 +23,13 @@ export async function findUser(
   id: string,
   groups: boolean,
 ): Promise<RecordRow | undefined> {
-  const { rows } = await sql<RecordRow>`${sql.raw(PREPARED)}select ${columnsOf(db, "i", groups)}
+  const { rows } = await USER_BY_ID.sql<RecordRow>`select ${columnsOf(db, "i", groups)}
     from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
   return rows[0];
 }
 
-const runPrepared = async <R>(db: Executor, query: RawBuilder<unknown>): Promise<R[]> =>
-  (await db.executeQuery(prepared(query.compile(db)))).rows as R[];
+const rowsOf = async <R>(db: Executor, statement: PreparedStatement, query: RawBuilder<unknown>): Promise<R[]> =>
+  (await runPrepared(db, statement, query)).rows as R[];
 
 /**
  * The direct memberships of every user of `p` (the page), in one aggregate for the page rather than a subquery per
@@ -101,8 +107,9 @@ const afterCursor = (db: Executor, orgId: string, filter: UserFilter | undefined
 
 /** The users `page` selects, with their memberships, in id order. */
 function withGroups(db: Executor, orgId: string, page: Expression<unknown>): Promise<RecordRow[]> {
-  return runPrepared<RecordRow>(
+  return rowsOf<RecordRow>(
     db,
+    USERS_WITH_GROUPS,
     sql`with p as (${page}), gr as (${pageGroups(orgId)})
       select p.*, coalesce(gr.groups, '[]') as groups from p left join gr on gr.identity_id = p.id order by p.id`,
   );
@@ -122,7 +129,11 @@ export async function listUsers(
   const columns = recordColumns("i");
   if (page.kind === "cursor") {
     const q = afterCursor(db, orgId, filter, page).select(columns).orderBy("i.id").limit(page.limit);
-    return { rows: groups ? await withGroups(db, orgId, q) : ((await executePrepared(db, q)) as RecordRow[]) };
+    return {
+      rows: groups
+        ? await withGroups(db, orgId, q)
+        : ((await runPrepared(db, USERS_AFTER_CURSOR, q)).rows as RecordRow[]),
+    };
   }
   const count = countOf(db, orgId, filter);
   if (page.limit === 0) return { rows: [], total: Number((await count.executeTakeFirstOrThrow()).total) };
@@ -130,7 +141,7 @@ export async function listUsers(
     const unique = UNIQUE_FILTERS[filter.attribute];
     // An IdP's lookup (`userName eq`, `externalId eq`): a row or none. One plain statement — the total as a window
     // count of the few matching rows, the groups as a scalar subquery — instead of the page machinery below.
-    const { rows } = await sql<RecordRow & { total: number }>`${sql.raw(PREPARED)}select ${columnsOf(db, "i", groups)},
+    const { rows } = await USERS_LOOKUP.sql<RecordRow & { total: number }>`select ${columnsOf(db, "i", groups)},
         count(*) over () as total
       from identities as i where i.organization_id = ${orgId} and ${unique(filter.value)}
       order by i.id offset ${page.offset} limit ${page.limit}`.execute(db);
@@ -143,8 +154,9 @@ export async function listUsers(
   const p = byIds(db, orgId, offsetIds(db, orgId, filter, page)).select(columns);
   // The total rides along in the same statement (one round trip, one snapshot), joined so that it comes back even
   // when the page is empty.
-  const result = await runPrepared<RecordRow & { total: number; id: string | null }>(
+  const result = await rowsOf<RecordRow & { total: number; id: string | null }>(
     db,
+    USERS_PAGE,
     groups
       ? sql`with c as (${count}), p as (${p}), gr as (${pageGroups(orgId)})
       select p.*, coalesce(gr.groups, '[]') as groups, c.total

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from "kysely";
-import { type Db, PREPARED } from "../../storage/database.js";
+import type { Db } from "../../storage/database.js";
+import { preparedStatement } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import type { OutboxBatch } from "../events.js";
 import { eventWrites } from "../events-repo.js";
@@ -7,6 +8,10 @@ import { IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-ind
 import type { Identifier } from "./document.js";
 import type { ExtensionValue } from "./extension-values.js";
 import { columnsOf, type Executor, type RecordRow } from "./repo-columns.js";
+
+const USER_READ = preparedStatement("user_read");
+const USER_UPDATE_GUARDED = preparedStatement("user_update_guarded");
+const USER_CREATE = preparedStatement("user_create");
 
 /**
  * The writes of users. A create and an optimistic update are one statement each (one round trip, one implicit
@@ -34,7 +39,7 @@ export async function readUser(
   id: string,
   groups: boolean,
 ): Promise<RecordRow | undefined> {
-  const { rows } = await sql<RecordRow>`${sql.raw(PREPARED)}select ${columnsOf(db, "i", groups)}
+  const { rows } = await USER_READ.sql<RecordRow>`select ${columnsOf(db, "i", groups)}
     from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
   return rows[0];
 }
@@ -75,7 +80,7 @@ export async function updateUserAt(
   groups: boolean,
   events: OutboxBatch | undefined,
 ): Promise<RecordRow | undefined> {
-  const { rows } = await sql<RecordRow>`${sql.raw(PREPARED)}
+  const { rows } = await USER_UPDATE_GUARDED.sql<RecordRow>`
     with u as (
       update identities set user_name = ${values.user_name}, external_id = ${values.external_id},
         employee_number = ${values.employee_number}, active = ${values.active},
@@ -99,7 +104,7 @@ export async function createUser(
   events: OutboxBatch,
   extensionValues: readonly ExtensionValue[] = [],
 ): Promise<RecordRow> {
-  const { rows } = await sql<RecordRow>`${sql.raw(PREPARED)}
+  const { rows } = await USER_CREATE.sql<RecordRow>`
     with u as (
       insert into identities (id, organization_id, user_name, external_id, employee_number, active, scim, traits,
         password_hash, created_at, updated_at)

@@ -1,4 +1,4 @@
-import type { ScimClient } from "../scim-clients/service.js";
+import type { ScimClient } from "../scim-clients/types.js";
 import { ENTERPRISE_KEY } from "./document.js";
 import type { UserDocument } from "./types.js";
 

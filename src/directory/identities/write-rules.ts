@@ -1,5 +1,5 @@
 import { type DirectoryEvent, userEventData } from "../events.js";
-import type { ScimClient } from "../scim-clients/service.js";
+import type { ScimClient } from "../scim-clients/types.js";
 import { identifierKey, identifiersOf, primaryEmail } from "./document.js";
 import { IdentityConflictError } from "./errors.js";
 import { extensionValuesOf, sameExtensionValues } from "./extension-values.js";

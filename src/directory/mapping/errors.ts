@@ -5,3 +5,11 @@ export class MappingError extends Error {
     this.name = "MappingError";
   }
 }
+
+/** A mapping given for a SCIM client is refused before it is stored: empty, not JSONata, or an unreadable source. */
+export class InvalidMappingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidMappingError";
+  }
+}

@@ -1,84 +1,40 @@
-import type { Db } from "../../storage/database.js";
-import { uuidv7 } from "../../platform/ids.js";
 import type { Clock } from "../../platform/clock.js";
+import { uuidv7 } from "../../platform/ids.js";
+import type { OrganizationRepo } from "./repo.js";
+import type { Organization, OrganizationChanges } from "./types.js";
 
-export interface Organization {
-  readonly id: string;
-  readonly name: string;
-  /** API keys acting for an identity of this organization are suspended/revoked with it (docs/security.md). */
-  readonly keysFollowIdentity: boolean;
-  readonly createTime: Date;
-}
-
-/** Changes to an organization; `undefined` leaves a field as it is. */
-export interface OrganizationChanges {
-  readonly name?: string;
-  readonly keysFollowIdentity?: boolean;
-}
-
-/** Organizations are the tenants; deleting one removes everything in it (FK cascades). */
+/**
+ * Organizations are the tenants; deleting one removes everything in it. A missing organization is `undefined`
+ * (or `false` for delete): there is no other way an organization operation fails.
+ */
 export class OrganizationService {
-  readonly #db: Db;
+  readonly #repo: OrganizationRepo;
   readonly #clock: Clock;
-  constructor(db: Db, clock: Clock) {
-    this.#db = db;
+  constructor(repo: OrganizationRepo, clock: Clock) {
+    this.#repo = repo;
     this.#clock = clock;
   }
 
-  async create(name: string, keysFollowIdentity = true): Promise<Organization> {
-    const row = await this.#db
-      .insertInto("organizations")
-      .values({
-        id: uuidv7(this.#clock.now().getTime()),
-        name,
-        keys_follow_identity: keysFollowIdentity,
-        create_time: this.#clock.now(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toOrganization(row);
+  create(name: string, keysFollowIdentity = true): Promise<Organization> {
+    const now = this.#clock.now();
+    return this.#repo.insert({ id: uuidv7(now.getTime()), name, keysFollowIdentity, createTime: now });
   }
 
-  async get(id: string): Promise<Organization | undefined> {
-    const row = await this.#db.selectFrom("organizations").selectAll().where("id", "=", id).executeTakeFirst();
-    return row === undefined ? undefined : toOrganization(row);
+  get(id: string): Promise<Organization | undefined> {
+    return this.#repo.get(id);
   }
 
   /** Keyset page ordered by id; `limit` rows at most. */
-  async list(after: string | undefined, limit: number): Promise<Organization[]> {
-    let q = this.#db.selectFrom("organizations").selectAll().orderBy("id").limit(limit);
-    if (after !== undefined) q = q.where("id", ">", after);
-    return (await q.execute()).map(toOrganization);
+  list(after: string | undefined, limit: number): Promise<Organization[]> {
+    return this.#repo.list(after, limit);
   }
 
-  async update(id: string, changes: OrganizationChanges): Promise<Organization | undefined> {
+  update(id: string, changes: OrganizationChanges): Promise<Organization | undefined> {
     if (changes.name === undefined && changes.keysFollowIdentity === undefined) return this.get(id);
-    const row = await this.#db
-      .updateTable("organizations")
-      .set({
-        ...(changes.name === undefined ? {} : { name: changes.name }),
-        ...(changes.keysFollowIdentity === undefined ? {} : { keys_follow_identity: changes.keysFollowIdentity }),
-      })
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirst();
-    return row === undefined ? undefined : toOrganization(row);
+    return this.#repo.update(id, changes);
   }
 
-  async delete(id: string): Promise<boolean> {
-    const result = await this.#db.deleteFrom("organizations").where("id", "=", id).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+  delete(id: string): Promise<boolean> {
+    return this.#repo.delete(id);
   }
 }
-
-const toOrganization = (row: {
-  id: string;
-  name: string;
-  keys_follow_identity: boolean;
-  create_time: Date;
-}): Organization => ({
-  id: row.id,
-  name: row.name,
-  keysFollowIdentity: row.keys_follow_identity,
-  createTime: row.create_time,
-});

@@ -1,5 +1,5 @@
 import type { Clock } from "../../platform/clock.js";
-import type { ScimClient } from "./service.js";
+import type { ScimClient } from "./types.js";
 
 /** How long another instance may keep serving a changed client (secret rotated, client deleted). */
 export const CLIENT_CACHE_TTL_MS = 5_000;

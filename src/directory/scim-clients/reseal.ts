@@ -1,7 +1,6 @@
-import { sql } from "kysely";
 import type { SecretBox } from "../../platform/crypto.js";
 import type { Logger } from "../../platform/logger.js";
-import type { Db } from "../../storage/database.js";
+import type { ScimClientRepo } from "./repo.js";
 
 export interface ResealOutcome {
   /** Webhook secrets now sealed with the first key of ROSTER_SECRETS. */
@@ -18,43 +17,30 @@ const BATCH = 100;
  * concurrent change (or another instance doing the same at start-up) is never overwritten. It walks the table once,
  * in the background after start-up: the rows are few (one per SCIM client) and no request waits for it.
  */
-export async function resealWebhookSecrets(db: Db, box: SecretBox, logger: Logger): Promise<ResealOutcome> {
-  const current = `${box.primaryPrefix}%`;
+export async function resealWebhookSecrets(
+  repo: ScimClientRepo,
+  box: SecretBox,
+  logger: Logger,
+): Promise<ResealOutcome> {
   let resealed = 0;
   let unreadable = 0;
   let after = "";
   for (;;) {
-    const rows = await db
-      .selectFrom("scim_clients")
-      .select(["client_id", "webhook_secret_sealed"])
-      .where("client_id", ">", after)
-      .where("webhook_secret_sealed", "is not", null)
-      .where(sql<boolean>`webhook_secret_sealed not like ${current}`)
-      .orderBy("client_id")
-      .limit(BATCH)
-      .execute();
-    for (const row of rows) {
-      const sealed = row.webhook_secret_sealed;
-      if (sealed === null) continue;
+    const rows = await repo.sealedOtherwise(box.primaryPrefix, after, BATCH);
+    for (const { clientId, sealed } of rows) {
       let plaintext: string;
       try {
         plaintext = box.open(sealed);
       } catch {
         unreadable += 1;
-        logger.warn({ clientId: row.client_id }, "webhook secret sealed with a key no longer in ROSTER_SECRETS");
+        logger.warn({ clientId }, "webhook secret sealed with a key no longer in ROSTER_SECRETS");
         continue;
       }
-      const r = await db
-        .updateTable("scim_clients")
-        .set({ webhook_secret_sealed: box.seal(plaintext) })
-        .where("client_id", "=", row.client_id)
-        .where("webhook_secret_sealed", "=", sealed)
-        .executeTakeFirst();
-      if (r.numUpdatedRows > 0n) resealed += 1;
+      if (await repo.reseal(clientId, sealed, box.seal(plaintext))) resealed += 1;
     }
     const last = rows[rows.length - 1];
     if (last === undefined || rows.length < BATCH) break;
-    after = last.client_id;
+    after = last.clientId;
   }
   if (resealed > 0 || unreadable > 0) {
     logger.info({ resealed, unreadable }, "webhook secrets re-encrypted with the first key of ROSTER_SECRETS");

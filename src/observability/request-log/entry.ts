@@ -1,4 +1,4 @@
-import type { ScimClient } from "../../directory/scim-clients/service.js";
+import type { ScimClient } from "../../directory/scim-clients/types.js";
 import { monotonicUuidv7 } from "../ids.js";
 import { loggedRequestBody, loggedResponseBody, redactQuery } from "../redact.js";
 import type { NewRequestLogRow } from "./repo.js";

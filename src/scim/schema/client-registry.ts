@@ -1,5 +1,5 @@
 import type { ExtensionAttribute, IndexedAttribute } from "../../directory/scim-clients/extensions.js";
-import type { ScimClient } from "../../directory/scim-clients/service.js";
+import type { ScimClient } from "../../directory/scim-clients/types.js";
 import type { ExtensionFilterLookup } from "../query/filter.js";
 import { CORE_REGISTRY, SchemaRegistry } from "./registry.js";
 import type { AttributeDefinition } from "./types.js";

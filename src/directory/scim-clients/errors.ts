@@ -1,5 +1,8 @@
 import { isForeignKeyViolation } from "../../storage/errors.js";
 
+/** Why a SCIM client was not created; the admin API maps each reason to its status and message. */
+export type ScimClientRefusal = "client_exists" | "organization_missing";
+
 /**
  * The constraints a directory write breaks when its SCIM client (or the client's organization) was deleted — by
  * another instance, whose deletion this one's client cache has not seen yet — between authenticating the request

@@ -1,0 +1,27 @@
+import { ApiKeyError, type ApiKeyErrorReason } from "../apikeys/errors.js";
+import { InvalidMappingError } from "../directory/mapping/errors.js";
+import { AdminError, type AdminStatus } from "./errors.js";
+
+/** The domain's refusals the admin API renders; anything else is not a domain error. */
+export type DomainError = ApiKeyError | InvalidMappingError;
+
+const API_KEY_STATUS: Record<ApiKeyErrorReason, AdminStatus> = {
+  keyNotFound: "NOT_FOUND",
+  organizationNotFound: "NOT_FOUND",
+  keyRevoked: "FAILED_PRECONDITION",
+  metadataTooLarge: "INVALID_ARGUMENT",
+  batchAllExist: "ALREADY_EXISTS",
+  batchAllFailed: "INVALID_ARGUMENT",
+};
+
+export const isDomainError = (e: unknown): e is DomainError =>
+  e instanceof ApiKeyError || e instanceof InvalidMappingError;
+
+/**
+ * A domain error as the admin API's error: the status name by reason, the domain's message as it is (it names ids
+ * and fields, never a secret). `details` travel in the error body (a batch's per-item results).
+ */
+export function toAdminError(e: DomainError, details: readonly unknown[] = []): AdminError {
+  if (e instanceof ApiKeyError) return new AdminError(API_KEY_STATUS[e.reason], e.message, details);
+  return new AdminError("INVALID_ARGUMENT", e.message, details);
+}

@@ -1,0 +1,110 @@
+import type { RequestLogMode } from "../../storage/schema.js";
+import type { ExtensionDeclaration, IndexedAttribute, UnknownExtensions } from "./extensions.js";
+
+/** A SCIM client = a directory sync connection: an identity provider pushing into one organization. */
+export interface ScimClient {
+  readonly clientId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly secretHash: string;
+  readonly autoLink: boolean;
+  readonly mapping: string | null;
+  readonly tenant: string;
+  readonly product: string;
+  readonly webhookUrl: string | null;
+  /** Sealed with ROSTER_SECRETS; open it only to sign a delivery. */
+  readonly webhookSecretSealed: string | null;
+  readonly logWebhookEvents: boolean;
+  /** Which of its SCIM requests the request log keeps (docs/operations.md). */
+  readonly requestLog: RequestLogMode;
+  /** Declared custom schema extensions (docs/scim-extensions.md). */
+  readonly extensions: readonly ExtensionDeclaration[];
+  readonly unknownExtensions: UnknownExtensions;
+  /** The extension attributes whose values are indexed for eq filters and uniqueness; empty for most clients. */
+  readonly indexedAttributes: readonly IndexedAttribute[];
+  /** Whether a failed webhook delivery is retried (docs/webhooks.md "Retries"). */
+  readonly webhookRetry: WebhookRetry;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+  /** When the secret last changed (`:rotateSecret`, or a PATCH of `secret`); null if never since creation. */
+  readonly secretRotateTime: Date | null;
+  /** The replaced secret's hash, accepted until `previousSecretExpireTime` (a rotation's grace period). */
+  readonly previousSecretHash: string | null;
+  readonly previousSecretExpireTime: Date | null;
+  /** The last time the previous secret authenticated a request (recorded at most once a minute per instance). */
+  readonly previousSecretLastUsedTime: Date | null;
+}
+
+export const WEBHOOK_RETRY_MODES = ["none", "backoff"] as const;
+export type WebhookRetry = (typeof WEBHOOK_RETRY_MODES)[number];
+
+export interface ScimClientInput {
+  readonly organizationId: string;
+  readonly clientId: string;
+  readonly secret: string;
+  readonly name: string;
+  readonly autoLink: boolean;
+  readonly mapping: string | null;
+  readonly tenant: string;
+  readonly product: string;
+  readonly webhook: { readonly url: string; readonly secret: string | null } | null;
+  readonly logWebhookEvents: boolean;
+  readonly requestLog?: RequestLogMode;
+  readonly extensions?: readonly ExtensionDeclaration[];
+  readonly unknownExtensions?: UnknownExtensions;
+  readonly webhookRetry?: WebhookRetry;
+}
+
+/** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
+export interface ScimClientChanges {
+  name?: string;
+  secret?: string;
+  autoLink?: boolean;
+  mapping?: string | null;
+  tenant?: string;
+  product?: string;
+  webhookUrl?: string | null;
+  webhookSecret?: string | null;
+  logWebhookEvents?: boolean;
+  requestLog?: RequestLogMode;
+  extensions?: readonly ExtensionDeclaration[];
+  unknownExtensions?: UnknownExtensions;
+  webhookRetry?: WebhookRetry;
+}
+
+/** What the repository stores for a change: the secret already hashed, the webhook secret already sealed. */
+export interface StoredScimClientChanges {
+  name?: string;
+  secretHash?: string;
+  autoLink?: boolean;
+  mapping?: string | null;
+  tenant?: string;
+  product?: string;
+  webhookUrl?: string | null;
+  webhookSecretSealed?: string | null;
+  logWebhookEvents?: boolean;
+  requestLog?: RequestLogMode;
+  extensions?: readonly ExtensionDeclaration[];
+  unknownExtensions?: UnknownExtensions;
+  webhookRetry?: WebhookRetry;
+}
+
+/** A new client as stored: the secret already hashed, the webhook secret already sealed. */
+export interface NewScimClientRow {
+  readonly clientId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly secretHash: string;
+  readonly autoLink: boolean;
+  readonly mapping: string | null;
+  readonly tenant: string;
+  readonly product: string;
+  readonly webhookUrl: string | null;
+  readonly webhookSecretSealed: string | null;
+  readonly logWebhookEvents: boolean;
+  readonly requestLog: RequestLogMode;
+  readonly extensions: readonly ExtensionDeclaration[];
+  readonly unknownExtensions: UnknownExtensions;
+  readonly webhookRetry: WebhookRetry;
+  readonly now: Date;
+}

@@ -1,0 +1,34 @@
+import pg from "pg";
+
+/**
+ * A pg client that survives the loss of its connection.
+ *
+ * pg emits `error` on a client whose connection breaks (a terminated backend, a restarted server, a reset socket);
+ * while the client is checked out of the pool nobody listens, and an unheard `error` event ends the process. Here
+ * it is always heard: the query under way fails with the error, the client is no longer queryable, and the pool
+ * drops it on release.
+ *
+ * A query that outlives the client-side `query_timeout` (a server that stopped answering, a black-holed network)
+ * destroys the connection too: pg would otherwise leave the unanswered statement in front of the next one.
+ */
+export class ResilientClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on("error", ignoreBrokenConnection);
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query() is a dozen overloads; this forwards all of them.
+  override query(...args: any[]): any {
+    const result: unknown = (super.query as (...a: unknown[]) => unknown)(...args);
+    if (!(result instanceof Promise)) return result;
+    return result.catch((e: unknown) => {
+      if (e instanceof Error && e.message === QUERY_TIMEOUT_MESSAGE) this.connection.stream.destroy();
+      throw e;
+    });
+  }
+}
+
+/** pg's own message for a `query_timeout` (it carries no code). */
+const QUERY_TIMEOUT_MESSAGE = "Query read timeout";
+
+const ignoreBrokenConnection = (): void => {};
