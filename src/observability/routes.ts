@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { invalidArgument, notFound } from "../admin/errors.js";
 import { first, pageOf, parsePageRequest, requireUuid } from "../admin/paging.js";
-import type { JsonObject } from "../admin/validate.js";
+import type { JsonObject } from "../admin/json.js";
 import type { AuditRepo, AuditRow } from "./audit/repo.js";
 import type { RequestLogFilter, RequestLogRepo, RequestLogRow } from "./request-log/repo.js";
 

@@ -1,3 +1,4 @@
+import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { MappingError } from "../../directory/mapping/errors.js";
 import type { DataMapper } from "../../directory/mapping/mapper.js";
@@ -6,7 +7,8 @@ import { ScimError } from "../../scim/errors.js";
 import { registryOf } from "../../scim/schema/client-registry.js";
 import { validateUser } from "../../scim/users/validate.js";
 import { invalidArgument, notFound } from "../errors.js";
-import { optionalString, requireObject } from "../validate.js";
+import { errors } from "../schemas/kit.js";
+import { ClientParams, TestMappingBody, TraitsJson } from "../schemas/scim-clients.js";
 
 export interface TestMappingDeps {
   readonly scimClients: ScimClientService;
@@ -15,23 +17,31 @@ export interface TestMappingDeps {
 }
 
 /**
- * Issue 3 point 7: `POST /scimClients/{client_id}:testMapping {user, mapping?}` → the traits the client's mapping
+ * `POST /scimClients/{client_id}:testMapping {user, mapping?}` → the traits the client's mapping
  * (or the given one) would produce for that SCIM user, stored nowhere.
  */
 export function registerTestMappingRoute(scope: FastifyInstance, deps: TestMappingDeps): void {
   // A regex-bounded parameter, then the escaped colon: find-my-way reads `:clientId::testMapping` as one parameter name.
-  scope.post<{ Params: { clientId: string } }>(
+  scope.post<{ Params: Static<typeof ClientParams>; Body: Static<typeof TestMappingBody> }>(
     "/scimClients/:clientId(^[A-Za-z0-9._~-]+)::testMapping",
+    {
+      schema: {
+        tags: ["SCIM clients"],
+        params: ClientParams,
+        body: TestMappingBody,
+        response: { 200: TraitsJson, ...errors },
+      },
+    },
     async (req) => {
-      const body = requireObject(req.body);
+      const body = req.body;
       const client = await deps.scimClients.get(req.params.clientId);
       if (client === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
-      const override = optionalString(body, "mapping", 256 * 1024);
+      const override = body.mapping ?? undefined;
       if (override !== undefined) await deps.validateMapping(override);
       let user: Record<string, unknown>;
       try {
         // The client's declared extensions are validated and kept, so a mapping can turn them into traits.
-        user = validateUser(requireObject(body.user, "user"), registryOf(client)).scim;
+        user = validateUser(body.user, registryOf(client)).scim;
       } catch (e) {
         if (e instanceof ScimError) throw invalidArgument(`user is not a valid SCIM user: ${e.detail ?? ""}`);
         throw e;
