@@ -54,6 +54,22 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminApiDeps)
   await app.register(async (scope) => adminScope(scope, deps), { prefix: ADMIN_PREFIX });
 }
 
+/** A body schema marked `x-optional-body` (rotations) makes the request body optional in the document too. */
+function optionalBodies<T extends { paths?: object }>(document: T): T {
+  for (const operations of Object.values(document.paths ?? {}) as Record<string, OperationObject>[]) {
+    for (const operation of Object.values(operations)) {
+      const body = operation.requestBody;
+      const schema = body?.content?.["application/json"]?.schema;
+      if (body !== undefined && schema?.["x-optional-body"] === true) body.required = false;
+    }
+  }
+  return document;
+}
+
+type OperationObject = {
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: Record<string, unknown> }> };
+};
+
 async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<void> {
   const { observability, scimClients, webhooks } = deps;
   installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, deps.adminTokens);
@@ -70,6 +86,8 @@ async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<v
       security: [{ adminToken: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (document) =>
+      "openapiObject" in document ? optionalBodies(document.openapiObject) : document.swaggerObject,
   });
   scope.get("/openapi.json", { schema: { tags: ["OpenAPI"] } }, async () => scope.swagger());
 

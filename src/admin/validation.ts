@@ -23,11 +23,36 @@ const cache = new WeakMap<object, ValidateFunction>();
 const compile = (schema: object): ValidateFunction => {
   let validate = cache.get(schema);
   if (validate === undefined) {
-    validate = ajv.compile(schema);
+    validate = ajv.compile(inOrder(schema as JsonSchema));
     cache.set(schema, validate);
   }
   return validate;
 };
+
+type JsonSchema = { [key: string]: unknown; properties?: Record<string, JsonSchema>; required?: string[] };
+
+/**
+ * The same schema, its properties checked one after the other in declaration order, each with its requiredness,
+ * so the problem reported is the first field's, as a reader going down the fields finds it (ajv would report every
+ * missing property before any wrong one).
+ */
+function inOrder(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = { ...schema };
+  for (const key of ["if", "then", "else", "items"] as const) {
+    const sub = schema[key];
+    if (typeof sub === "object" && sub !== null && !Array.isArray(sub)) out[key] = inOrder(sub as JsonSchema);
+  }
+  const { properties, required = [] } = schema;
+  if (properties === undefined) return out;
+  delete out.properties;
+  delete out.required;
+  const each = Object.entries(properties).map(([name, sub]) => ({
+    properties: { [name]: inOrder(sub) },
+    ...(required.includes(name) ? { required: [name] } : {}),
+  }));
+  out.allOf = [...((schema.allOf as JsonSchema[] | undefined) ?? []), ...each];
+  return out;
+}
 
 /**
  * Annotations of a body schema's root: `x-optional-body` (an absent or null body is an empty one) and `x-wrapper`

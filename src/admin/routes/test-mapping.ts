@@ -2,11 +2,12 @@ import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { MappingError } from "../../directory/mapping/errors.js";
 import type { DataMapper } from "../../directory/mapping/mapper.js";
-import type { ScimClientService } from "../../directory/scim-clients/service.js";
+import type { ScimClient, ScimClientService } from "../../directory/scim-clients/service.js";
 import { ScimError } from "../../scim/errors.js";
 import { registryOf } from "../../scim/schema/client-registry.js";
 import { validateUser } from "../../scim/users/validate.js";
 import { invalidArgument, notFound } from "../errors.js";
+import { isObject } from "../json.js";
 import { errors } from "../schemas/kit.js";
 import { ClientParams, TestMappingBody, TraitsJson } from "../schemas/scim-clients.js";
 
@@ -21,6 +22,7 @@ export interface TestMappingDeps {
  * (or the given one) would produce for that SCIM user, stored nowhere.
  */
 export function registerTestMappingRoute(scope: FastifyInstance, deps: TestMappingDeps): void {
+  const clients = new WeakMap<object, ScimClient>();
   // A regex-bounded parameter, then the escaped colon: find-my-way reads `:clientId::testMapping` as one parameter name.
   scope.post<{ Params: Static<typeof ClientParams>; Body: Static<typeof TestMappingBody> }>(
     "/scimClients/:clientId(^[A-Za-z0-9._~-]+)::testMapping",
@@ -31,10 +33,17 @@ export function registerTestMappingRoute(scope: FastifyInstance, deps: TestMappi
         body: TestMappingBody,
         response: { 200: TraitsJson, ...errors },
       },
+      // An unknown client is 404 before what the body holds is judged (a body that is no object is 400 first).
+      preValidation: async (req) => {
+        if (!isObject(req.body)) return;
+        const client = await deps.scimClients.get(req.params.clientId);
+        if (client === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+        clients.set(req, client);
+      },
     },
     async (req) => {
       const body = req.body;
-      const client = await deps.scimClients.get(req.params.clientId);
+      const client = clients.get(req);
       if (client === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
       const override = body.mapping ?? undefined;
       if (override !== undefined) await deps.validateMapping(override);

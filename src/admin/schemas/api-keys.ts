@@ -13,6 +13,7 @@ import {
   AnyObject,
   Checked,
   Duration,
+  type Message,
   Nullable,
   NullableText,
   NullableTime,
@@ -70,7 +71,7 @@ const keyFields = {
 
 const Name = Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, "x-required": true });
 
-const organizationId = (message: string) =>
+const organizationId = (message: Message) =>
   Type.Optional(Checked(Nullable(Type.String({ pattern: `^$|${UUID_PATTERN}` })), message));
 
 export const CreateIssuedKeyBody = Type.Object({
@@ -88,7 +89,7 @@ export const ImportItemBody = Checked(
         maxLength: `{path} must be ${MIN_RAW_KEY_LENGTH} to ${MAX_RAW_KEY_LENGTH} characters`,
       },
     ),
-    organization_id: organizationId("{path} must be a UUID"),
+    organization_id: organizationId({ pattern: "{path} must be a UUID" }),
     name: Name,
     ...keyFields,
     actor_id: Type.String({ maxLength: MAX_ACTOR_ID_LENGTH, "x-required": true, description: "Who the key acts for" }),

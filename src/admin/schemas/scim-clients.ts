@@ -122,8 +122,8 @@ export const ScimClientJson = Type.Object({
 });
 
 export const TestMappingBody = Type.Object({
-  user: Checked(AnyObject("A SCIM user"), "user must be a JSON object"),
   mapping: OptionalText(MAX_MAPPING_LENGTH, "A mapping to try instead of the client's"),
+  user: Checked(AnyObject("A SCIM user"), "user must be a JSON object"),
 });
 
 export const TraitsJson = Type.Object({ traits: Type.Unknown() });
