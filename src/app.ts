@@ -54,7 +54,7 @@ export interface AppDeps {
   readonly mappingSources?: MappingSourcePolicy;
 }
 
-/** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
+/** Composes the parts and registers their plugins; reads no environment and opens nothing. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,

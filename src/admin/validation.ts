@@ -16,6 +16,8 @@ const ajv = new Ajv({
   removeAdditional: false,
   verbose: true,
   strict: false,
+  // Lengths in UTF-16 code units, as the limits are stated; also no per-character count of every checked string.
+  unicode: false,
 });
 
 const cache = new WeakMap<object, ValidateFunction>();
