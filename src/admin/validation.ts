@@ -18,6 +18,8 @@ const ajv = new Ajv({
   strict: false,
   // Lengths in UTF-16 code units, as the limits are stated; also no per-character count of every checked string.
   unicode: false,
+  // Ajv calls that option deprecated on every compile; it is still honoured, and there is nothing else to hear.
+  logger: false,
 });
 
 const cache = new WeakMap<object, ValidateFunction>();

@@ -1,8 +1,9 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
+import Ajv2020Module from "ajv/dist/2020.js";
 import type { HTTPMethods, RouteOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { adminHeaders } from "../helpers/seed.js";
+import { adminCall, adminHeaders } from "../helpers/seed.js";
 
 const ADMIN_PREFIX = "/v2alpha1/admin";
 
@@ -23,6 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
+type ResponseObject = { content?: Record<string, { schema?: object }> };
 type Spec = Parameters<Validator["validate"]>[0];
 type Document = { openapi: string; paths: Record<string, Record<string, { requestBody?: { required?: boolean } }>> };
 
@@ -86,6 +88,47 @@ describe("the admin API's OpenAPI document", () => {
       requestBody: { required: boolean };
     };
     expect(rotate.requestBody.required).toBe(false);
+  });
+
+  it("documents the bodies the routes really answer", async () => {
+    const document = (await fetchDocument()) as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>;
+      components: { schemas: Record<string, object> };
+    };
+    const ajv = new Ajv2020Module.default({ strict: false, allErrors: true });
+    const conforms = (path: string, method: string, status: number, body: unknown) => {
+      const response = document.paths[`${ADMIN_PREFIX}${path}`]?.[method]?.responses[String(status)];
+      const schema = response?.content?.["application/json"]?.schema;
+      expect(schema, `${method} ${path} ${status}`).toBeDefined();
+      const validate = ajv.compile({ ...schema, components: document.components });
+      expect(validate(body) ? [] : validate.errors, `${method} ${path} ${status}`).toEqual([]);
+    };
+    const call = async (method: "GET" | "POST", path: string, documented: string, body?: unknown) => {
+      const res = await adminCall(t, method, path, body);
+      conforms(documented, method.toLowerCase(), res.statusCode, res.json());
+      return res.json();
+    };
+    const org = await call("POST", "/organizations", "/organizations", { name: "Acme" });
+    const client = await call("POST", "/scimClients", "/scimClients", {
+      organization_id: org.id,
+      webhook: { url: "http://127.0.0.1:9/hook" },
+    });
+    await call("GET", `/scimClients/${client.client_id}`, "/scimClients/{clientId}");
+    await call("GET", "/scimClients", "/scimClients");
+    const key = await call("POST", "/issuedApiKeys", "/issuedApiKeys", {
+      organization_id: org.id,
+      name: "k",
+      rate_limits: [{ limit: 5, period: "60s" }],
+      metadata: { team: "a" },
+    });
+    await call("GET", `/issuedApiKeys/${key.key_id}`, "/issuedApiKeys/{keyId}");
+    await call("POST", "/apiKeys:verify", "/apiKeys:verify", { key: key.secret });
+    await call("POST", "/apiKeys:verify", "/apiKeys:verify", { key: "not-a-key" });
+    await call("GET", "/identities", "/identities");
+    // A refusal: the error body, `4XX` in the document.
+    const refused = await adminCall(t, "POST", "/organizations", { name: 5 });
+    expect(refused.statusCode).toBe(400);
+    conforms("/organizations", "post", "4XX" as unknown as number, refused.json());
   });
 
   it("is served to admin tokens only, like the rest of the admin API", async () => {
