@@ -1,5 +1,5 @@
 /**
- * Issue 4 point 6: membership at scale, measured through the SCIM routes (app.inject: server work and serialisation,
+ * Membership at scale, measured through the SCIM routes (app.inject: server work and serialisation,
  * no network). Run: `npx tsx bench/group-scale.ts` (embedded PostgreSQL) or with ROSTER_DATABASE_URL set (a throwaway schema).
  * Events go to the default sink (built, not stored); the outbox insert is the webhooks module's cost.
  */
@@ -58,7 +58,7 @@ const add = (id: string, list: { value: string }[], query = "") =>
     Operations: [{ op: "add", path: "members", value: list }],
   });
 
-// 1. The issue's two numbers: add 10 000 members in one PATCH, then GET that group.
+// 1. The two figures that matter at scale: add 10 000 members in one PATCH, then GET that group.
 const g10k = await create("ten thousand");
 let r = await add(g10k, members(0, 10_000), "?excludedAttributes=members");
 record("PATCH add 10 000 members (response without members)", r.ms);

@@ -1,5 +1,5 @@
 /**
- * Issue 5 acceptance: listing on PostgreSQL with 100 000 users of one organization, through the SCIM routes
+ * Listing on PostgreSQL with 100 000 users of one organization, through the SCIM routes
  * (app.inject: server work and serialisation, no network). Run: `npx tsx bench/list-scale.ts`.
  *
  * Database: ROSTER_DATABASE_URL (a throwaway schema is created in it and dropped afterwards), else an embedded

@@ -1,12 +1,13 @@
 /**
  * What the SCIM request log in `all` mode costs per request, measured apart from the HTTP path so that a loaded
- * host's noise does not drown it: the CPU Roster spends building a redacted entry (the onResponse hook's work), and
- * the CPU PostgreSQL spends storing it in batches (the background writer's work).
+ * host's noise does not drown it: the CPU Roster spends building a redacted row (the background writer's work, a
+ * batch at a time; the onResponse hook only queues references), sending it, and the CPU PostgreSQL spends storing
+ * it in batches.
  * Run: npx tsx bench/request-log-cost.ts [entries=20000]
  */
 import { performance } from "node:perf_hooks";
 import { RequestLogRepo } from "../src/observability/request-log/repo.js";
-import { requestLogEntry } from "../src/observability/scim-hooks.js";
+import { requestLogEntry } from "../src/observability/request-log/entry.js";
 import { uuidv7 } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { migrate, openDatabase } from "../src/storage/database.js";
@@ -72,7 +73,7 @@ for (const op of Object.keys(OPS) as Array<keyof typeof OPS>) {
   const used = process.cpuUsage(cpu);
   const wall = performance.now() - start;
   lines.push(
-    `${op}: Roster builds an entry in ${((used.user + used.system) / n) | 0 || "<1"} µs CPU (${((wall * 1000) / n).toFixed(1)} µs wall)`,
+    `${op}: the writer builds a row in ${((used.user + used.system) / n) | 0 || "<1"} µs CPU (${((wall * 1000) / n).toFixed(1)} µs wall)`,
   );
 }
 

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { type StartedChild, rosterUrlFrom, startChild, waitReady } from "./lib/child.js";
+import { waitReady } from "./lib/child.js";
+import { ADMIN_TOKEN, ROOT, startRoster } from "./lib/roster.js";
 import { startCeiling } from "./lib/ceiling.js";
 import { Cleanup, keepSignalListeners, stopOnSignals } from "./lib/cleanup.js";
 import { type BenchConfig, BenchConfigError, loadBenchConfig } from "./lib/config.js";
@@ -11,7 +11,8 @@ import { type Endpoint, openPool } from "./lib/http.js";
 import type { OpContext } from "./lib/ops.js";
 import { startDatabase, vacuumAnalyzeDatabase } from "./lib/postgres.js";
 import { startReceiver } from "./lib/receiver.js";
-import { type BenchReport, betterCeiling, ratiosTo, withRatio, writeReport } from "./lib/report.js";
+import { type BenchReport, betterCeiling, type OpReport, ratiosTo, withRatio, writeReport } from "./lib/report.js";
+import { compareRequestLog, formatComparison } from "./lib/request-log-compare.js";
 import { createOrganization, createScimClient, setRequestLog } from "./lib/scim.js";
 import { type SeedResult, seedGroups, seedUsers } from "./lib/seed.js";
 import { runOperations, summaryLine } from "./lib/run-ops.js";
@@ -21,10 +22,7 @@ import { checkTargets } from "./lib/targets.js";
 import { measureWebhook } from "./lib/webhook.js";
 import { measureFeed } from "./lib/feed.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const RESULTS_DIR = join(ROOT, "bench", "results");
-const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
-const SECRETS = "bench-cursor-and-box-key-0123456789abcdef0123456789";
 /** Hard bound on a run: whatever happens, everything is stopped by then. */
 const RUN_LIMIT_MS = 20 * 60_000;
 const CEILING_FIRST_WARMUP_MS = 3_000;
@@ -86,7 +84,7 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
   const users = await seedUsers(pool, plain, config.users, config.seedConcurrency);
   const groups = await seedGroups(pool, plain, config.groups, config.seedConcurrency);
   log(`seeded ${seedLine("users", users)}; ${seedLine("groups", groups)}`);
-  if (config.requestLog !== "errors") {
+  if (config.requestLog === "all" || config.requestLog === "off") {
     await setRequestLog(pool, admin, plain.clientId, config.requestLog);
     log(`request log of the measured client: ${config.requestLog}`);
   }
@@ -116,16 +114,35 @@ async function bench(config: BenchConfig, cleanup: Cleanup): Promise<BenchReport
     usersUnavailable: users.unavailable ?? (users.created.length === 0 ? "no user could be seeded" : undefined),
     groupsUnavailable: groups.unavailable ?? (groups.created.length === 0 ? "no group could be seeded" : undefined),
   };
-  const ops = await runOperations({
-    config,
-    ctx,
-    rosterCpu,
-    postgresCpu: postgres.read,
-    log,
-    assertAlive: () => {
-      if (!Number.isFinite(rosterCpu())) throw new Error(`Roster exited:\n${roster.tail().join("\n")}`);
-    },
-  });
+  const runOps = () =>
+    runOperations({
+      config,
+      ctx,
+      rosterCpu,
+      postgresCpu: postgres.read,
+      log,
+      assertAlive: () => {
+        if (!Number.isFinite(rosterCpu())) throw new Error(`Roster exited:\n${roster.tail().join("\n")}`);
+      },
+    }).catch((e: unknown) => {
+      // A connection refused mid-run is usually Roster gone: say what it last printed.
+      throw new Error(
+        `${e instanceof Error ? e.message : String(e)}\nRoster's last lines:\n${roster.tail().join("\n")}`,
+      );
+    });
+  let ops: OpReport[];
+  if (config.requestLog === "compare") {
+    const compared = await compareRequestLog({
+      rounds: config.rounds,
+      setMode: (mode) => setRequestLog(pool, admin, plain.clientId, mode),
+      runOps,
+      log,
+    });
+    ops = compared.last;
+    process.stdout.write(`\nRequest log, errors vs all:\n${formatComparison(compared.table)}\n`);
+  } else {
+    ops = await runOps();
+  }
 
   const webhook = config.ops.includes("webhook")
     ? await measureWebhook({
@@ -192,33 +209,6 @@ async function rosterDatabaseUrl(url: string, cleanup: Cleanup): Promise<string>
   return bouncer.url(new URL(url).pathname.slice(1));
 }
 
-function startRoster(databaseUrl: string, dataDir: string): Promise<StartedChild> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("ROSTER_")) env[key] = value;
-  return startChild({
-    name: "Roster",
-    script: "src/server.ts",
-    // Profiling: BENCH_ROSTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof).
-    nodeArgs: (process.env.BENCH_ROSTER_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== ""),
-    cwd: ROOT,
-    env: {
-      ...env,
-      ROSTER_HOST: "127.0.0.1",
-      ROSTER_PORT: "0",
-      ROSTER_DATABASE_URL: databaseUrl,
-      ...(process.env.BENCH_POOLING === "transaction" ? { ROSTER_DATABASE_POOLING: "transaction" } : {}),
-      ROSTER_DATA_DIR: dataDir,
-      ROSTER_ADMIN_TOKEN: ADMIN_TOKEN,
-      ROSTER_SECRETS: SECRETS,
-      ROSTER_LOG_LEVEL: "warn",
-      // Empty = unset for Roster, and keeps a .env file from setting it: the welcome line then names the real port.
-      ROSTER_PUBLIC_URL: "",
-    },
-    urlFrom: rosterUrlFrom,
-    startTimeoutMs: 120_000,
-  });
-}
-
 function seedLine(what: string, s: SeedResult): string {
   if (s.unavailable !== undefined) return `${what}: unavailable (${s.unavailable})`;
   const rate = s.ms > 0 ? ` at ${((s.created.length * 1000) / s.ms).toFixed(0)}/s` : "";
@@ -236,8 +226,11 @@ function seedSummary(s: SeedResult): Record<string, unknown> {
   };
 }
 
-main().catch((e: unknown) => {
-  if (e instanceof BenchConfigError) process.stderr.write(`bench: bad settings:\n${e.message}\n`);
-  else process.stderr.write(`bench: failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exit(1);
-});
+// `npm run bench -- --peer polis` is the peer comparison (bench/peers/run.ts), Polis being the one peer it knows.
+if (process.argv.includes("--peer")) await import("./peers/run.js");
+else
+  main().catch((e: unknown) => {
+    if (e instanceof BenchConfigError) process.stderr.write(`bench: bad settings:\n${e.message}\n`);
+    else process.stderr.write(`bench: failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  });

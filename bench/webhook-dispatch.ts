@@ -1,5 +1,5 @@
 /**
- * Webhook dispatch rate and the cost of recording events on a write (issue 6 point 3).
+ * Webhook dispatch rate and the cost of recording events on a write.
  * Run: npx tsx bench/webhook-dispatch.ts [events=5000] [concurrency=64]
  * Uses a throwaway embedded PostgreSQL and a local receiver in its own process that answers 200 at once.
  */

@@ -4,7 +4,10 @@ import type { LogFormat } from "./platform/logger.js";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./storage/timeouts.js";
 import { allowEntryProblem } from "./directory/mapping/policy.js";
 
-/** The typed configuration of one Roster process, parsed once from ROSTER_* variables (DESIGN.md). */
+/**
+ * The typed configuration of one Roster process, parsed once from ROSTER_* variables (their defaults: README.md,
+ * "Configuration").
+ */
 export interface Config {
   readonly host: string;
   readonly port: number;

@@ -2,7 +2,7 @@ import Fastify from "fastify";
 import pg from "pg";
 
 /**
- * The in-run ceiling (issue 8): a bare Fastify route doing one primary-key SELECT on the bench's PostgreSQL and
+ * The in-run ceiling: a bare Fastify route doing one primary-key SELECT on the bench's PostgreSQL and
  * returning a small JSON. Same pool size as Roster's default. Run as a child so it gets its own event loop, like
  * Roster. Announces `ceiling listening at <url>` on stdout.
  */

@@ -24,7 +24,7 @@ export interface CeilingOptions {
 }
 
 /**
- * The in-run ceiling (issue 8): the same client settings against a bare Fastify route doing one primary-key SELECT
+ * The in-run ceiling: the same client settings against a bare Fastify route doing one primary-key SELECT
  * of a seeded identity (the organization row when no user could be seeded), in its own process like Roster.
  */
 export async function startCeiling(options: CeilingOptions, cleanup: Cleanup): Promise<Ceiling> {

@@ -30,8 +30,12 @@ export interface BenchConfig {
   /** Requests in flight while seeding (env SEED_CONCURRENCY). */
   readonly seedConcurrency: number;
   readonly ops: readonly OpName[];
-  /** The measured client's SCIM request log mode (env REQUEST_LOG), set after seeding. */
-  readonly requestLog: "errors" | "all" | "off";
+  /**
+   * The measured client's SCIM request log mode (env REQUEST_LOG), set after seeding; `compare` measures the
+   * operations with `errors` and with `all`, alternating for `rounds` rounds (env ROUNDS, default 3).
+   */
+  readonly requestLog: "errors" | "all" | "off" | "compare";
+  readonly rounds: number;
   /** An existing PostgreSQL server; undefined = an embedded cluster in a temporary directory. */
   readonly databaseUrl: string | undefined;
 }
@@ -67,8 +71,8 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv): BenchConfig {
     problems.push("ROSTER_DATABASE_URL: must be a postgres:// URL (unset = an embedded cluster)");
   }
   const requestLog = env.REQUEST_LOG === undefined || env.REQUEST_LOG === "" ? "errors" : env.REQUEST_LOG;
-  if (requestLog !== "errors" && requestLog !== "all" && requestLog !== "off") {
-    problems.push(`REQUEST_LOG: "${requestLog}" must be errors, all or off`);
+  if (requestLog !== "errors" && requestLog !== "all" && requestLog !== "off" && requestLog !== "compare") {
+    problems.push(`REQUEST_LOG: "${requestLog}" must be errors, all, off or compare`);
   }
   const config: BenchConfig = {
     users: int("N", 10_000, 1, 1_000_000),
@@ -78,7 +82,8 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv): BenchConfig {
     connections: int("CONNECTIONS", 16, 1, 1024),
     seedConcurrency: int("SEED_CONCURRENCY", 32, 1, 1024),
     ops,
-    requestLog: requestLog === "all" || requestLog === "off" ? requestLog : "errors",
+    requestLog: requestLog === "all" || requestLog === "off" || requestLog === "compare" ? requestLog : "errors",
+    rounds: int("ROUNDS", 3, 1, 50),
     databaseUrl: databaseUrl === undefined || databaseUrl === "" ? undefined : databaseUrl,
   };
   if (problems.length > 0) throw new BenchConfigError(problems.join("\n"));

@@ -113,7 +113,11 @@ export const OPERATIONS: readonly OpDefinition[] = [
     name: "create",
     describe: "POST /Users, a unique userName, no password",
     needs: [],
-    prepare: async ({ target }) => ready((n) => createUser(target, `new${n}@bench.example`, n)),
+    prepare: async ({ target }) => {
+      // Unique per measurement: an operation measured again (REQUEST_LOG=compare rounds) creates new users.
+      const run = performance.now().toString(36).replace(".", "");
+      return ready((n) => createUser(target, `new${n}.${run}@bench.example`, n));
+    },
   },
   {
     name: "group_create",

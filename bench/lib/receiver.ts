@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 
 export interface ReceiverCounts {
   readonly deliveries: number;
-  /** Distinct `webhook-id` headers (DESIGN.md: every delivery carries one). */
+  /** Distinct `webhook-id` headers (every delivery carries one, so receivers can dedupe). */
   readonly distinctIds: number;
   /** performance.now() of the first and last delivery since the last reset. */
   readonly firstAt: number | undefined;

@@ -24,7 +24,7 @@ export interface OpReport {
   readonly measurement?: Measurement;
   /** Roster ÷ ceiling for each figure (req/s: higher is better; latencies and CPU: lower is better). */
   readonly ratio?: Ratios;
-  /** Issue 8's throughput target for this operation, req/s. */
+  /** The throughput target for this operation, req/s (docs/performance.md, "Targets"). */
   readonly targetPerSecond?: number;
 }
 
@@ -55,7 +55,7 @@ export interface BenchReport {
   readonly totalSeconds: number;
 }
 
-/** Issue 8, "Meet the targets": req/s at 16 connections with 10 000 users. */
+/** The throughput targets (docs/performance.md, "Targets"): req/s at 16 connections with 10 000 users. */
 export const TARGETS: Readonly<Record<string, number>> = {
   get: 4800,
   filter: 3200,

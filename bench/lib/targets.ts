@@ -3,7 +3,7 @@ import { type OpReport, TARGETS, WEBHOOK_TARGETS } from "./report.js";
 import type { WebhookResult } from "./webhook.js";
 
 export interface TargetCheck {
-  /** Issue 8's wording of the target. */
+  /** The target, in the words of docs/performance.md. */
   readonly target: string;
   /** What this run measured, or why it could not. */
   readonly measured: string;
@@ -17,7 +17,7 @@ const CURSOR_DEPTH_FACTOR = 1.5;
 
 const round = (v: number) => (Number.isFinite(v) ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2)) : "–");
 
-/** Issue 8 "Meet the targets", checked against this run's figures. */
+/** The targets of docs/performance.md, checked against this run's figures. */
 export function checkTargets(
   ops: readonly OpReport[],
   ceiling: Measurement,
@@ -57,7 +57,7 @@ export function checkTargets(
   const cost = (m: Measurement) => m.serverCpuMsPerRequest + m.postgresCpuMsPerRequest;
   const factor = first === undefined || deep === undefined ? Number.NaN : cost(deep) / cost(first);
   checks.push({
-    target: `deep cursor page ≤ ${CURSOR_DEPTH_FACTOR}× the cost of the first (issue: depth 90 000 of N=100 000)`,
+    target: `deep cursor page ≤ ${CURSOR_DEPTH_FACTOR}× the cost of the first (set for depth 90 000 of N=100 000)`,
     measured:
       first === undefined || deep === undefined
         ? absent("cursor_first", "cursor_deep")
@@ -108,7 +108,7 @@ export function checkTargets(
 export function formatTargets(checks: readonly TargetCheck[]): string[] {
   const width = Math.max(...checks.map((c) => c.target.length));
   return [
-    "targets (issue 8):",
+    "targets:",
     ...checks.map((c) => `  ${c.met === undefined ? "·" : c.met ? "✓" : "✗"} ${c.target.padEnd(width)}  ${c.measured}`),
   ];
 }

@@ -9,7 +9,7 @@ export interface BurstResult {
   /** Group PATCH requests sent, and how many answered 2xx. */
   readonly requests: number;
   readonly ok: number;
-  /** Members added: at least one `group.user_added` event each (DESIGN.md "Webhooks"). */
+  /** Members added: at least one `group.user_added` event each: one event per member added. */
   readonly membersAdded: number;
   readonly writeMs: number;
   readonly deliveries: number;

@@ -52,7 +52,7 @@ const QUIET_MS = 3_000;
 const DRAIN_LIMIT_MS = 120_000;
 
 /**
- * Webhook dispatch (issue 8): the p99 a webhook adds to a SCIM write, and how fast a burst of writes is delivered
+ * Webhook dispatch: the p99 a webhook adds to a SCIM write, and how fast a burst of writes is delivered
  * to a receiver that answers 200 at once. Every PATCH changes displayName, so each one is an event.
  */
 export async function measureWebhook(o: WebhookOptions): Promise<WebhookResult> {

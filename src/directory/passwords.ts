@@ -4,8 +4,8 @@ import { type Algorithm, hash, verify } from "@node-rs/argon2";
 const ARGON2ID = 2 as Algorithm;
 
 /**
- * Issue 3 point 6: argon2id (OWASP's minimum: 19 MiB, 2 passes, 1 lane). @node-rs/argon2's async functions run on
- * the libuv thread pool, so hashing never blocks the event loop.
+ * Passwords are write-only and stored as argon2id (OWASP's minimum: 19 MiB, 2 passes, 1 lane). @node-rs/argon2's
+ * async functions run on the libuv thread pool, so hashing never blocks the event loop.
  */
 const OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import pg from "pg";
 import type { WebhookSender } from "../webhooks/sender.js";
 import { adminOperation, scimOperation } from "./operation.js";
+import { linkTo, SERVER_SPAN_KEY } from "../platform/trace-context.js";
 
 const TRACER_NAME = "roster";
 const SHUTDOWN_WAIT_MS = 3_000;
@@ -95,7 +96,7 @@ export function installRequestTracing(app: FastifyInstance, tracer: Tracer): voi
       parent,
     );
     req.traceSpan = span;
-    context.with(trace.setSpan(parent, span), done);
+    context.with(trace.setSpan(parent, span).setValue(SERVER_SPAN_KEY, span), done);
   });
   app.addHook("preHandler", (req, _reply, done) => {
     const parent = req.traceSpan;
@@ -167,13 +168,20 @@ interface MappingLike {
   evaluate(user: never): Promise<unknown>;
 }
 
-/** A client span per webhook delivery attempt: receiver latency and outcome, never the body or the secret. */
+/**
+ * A client span per webhook delivery attempt: receiver latency and outcome, never the body or the secret. It links
+ * to the request that wrote the event (its stored traceparent); the delivery itself carries no trace header.
+ */
 export function traceSender(sender: WebhookSender, tracer: Tracer): WebhookSender {
   return {
     send: (request) =>
       tracer.startActiveSpan(
         "webhook.deliver",
-        { kind: SpanKind.CLIENT, attributes: { "roster.webhook_id": request.webhookId } },
+        {
+          kind: SpanKind.CLIENT,
+          attributes: { "roster.webhook_id": request.webhookId },
+          links: linkTo(request.traceparent),
+        },
         async (span) => {
           const result = await sender.send(request);
           if (result.statusCode !== null) span.setAttribute("http.response.status_code", result.statusCode);

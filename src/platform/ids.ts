@@ -4,7 +4,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 export const isUuid = (value: unknown): value is string => typeof value === "string" && UUID_RE.test(value);
 
-/** Random bytes fetched 4 KiB at a time: one randomBytes call per id was a tenth of a webhook event's cost. */
+/** Random bytes fetched 4 KiB at a time: a randomBytes call per id would cost more than the rest of making it. */
 const POOL_BYTES = 4096;
 let pool = randomBytes(POOL_BYTES);
 let poolOffset = 0;

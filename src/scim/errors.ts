@@ -1,4 +1,4 @@
-/** RFC 7644 §3.12 scimType values used by Roster (spec section 7). */
+/** RFC 7644 §3.12 scimType values used by Roster. */
 export type ScimType =
   | "invalidSyntax"
   | "invalidValue"
@@ -11,7 +11,7 @@ export type ScimType =
   | "invalidCursor"
   | "expiredCursor";
 
-/** The one error type of the SCIM protocol; the SCIM scope's error handler renders it (spec 2.5). */
+/** The one error type of the SCIM protocol; the SCIM scope's error handler renders it. */
 export class ScimError extends Error {
   readonly status: number;
   readonly scimType: ScimType | undefined;

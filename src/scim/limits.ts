@@ -1,4 +1,4 @@
-/** Protocol limits of spec section 8, in one place. */
+/** The SCIM protocol's limits (page sizes, body size, filter length), in one place. */
 export const MAX_COUNT = 1000;
 export const DEFAULT_COUNT = 100;
 export const MAX_START_INDEX = 5000;

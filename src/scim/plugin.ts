@@ -29,7 +29,7 @@ export interface ScimClientLookup {
 }
 
 /**
- * The SCIM front door (spec sections 1, 5, 7, 8): JSON bodies as application/scim+json or application/json,
+ * The SCIM front door: JSON bodies as application/scim+json or application/json,
  * client lookup (unknown → 404), shared-secret authentication, and every error as a SCIM Error body.
  */
 export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientLookup, logger: Logger): void {
@@ -169,7 +169,7 @@ export function notFoundDetail(method: string, url: string): string {
     : `no SCIM endpoint ${method} ${path}`;
 }
 
-/** Spec 5: trim, drop one case-insensitive `Bearer` prefix; the comparison is the lookup's (constant time). */
+/** Trim, drop one case-insensitive `Bearer` prefix (Entra adds one); the comparison is the lookup's (constant time). */
 function presentedSecret(req: FastifyRequest): string {
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === "") {

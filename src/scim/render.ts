@@ -6,7 +6,7 @@ export const LIST_RESPONSE_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListR
 export const PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 export const SCIM_CONTENT_TYPE = "application/scim+json; charset=utf-8";
 
-/** Spec 2.5: status as a string; scimType and detail only where they apply. */
+/** The SCIM Error body: status as a string; scimType and detail only where they apply. */
 export function errorBody(status: number, scimType?: ScimType, detail?: string) {
   return {
     schemas: [ERROR_SCHEMA],

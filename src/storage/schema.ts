@@ -189,6 +189,8 @@ export interface WebhookOutboxTable {
   attempt_started_at: Timestamp | null;
   /** A failed delivery to retry (webhook.retry = backoff): not claimable before this time. */
   next_attempt_at: Timestamp | null;
+  /** The W3C traceparent of the request that wrote the row; null when tracing is off (0013). */
+  traceparent: string | null;
 }
 
 /** Every directory change as an event (0012-directory-events; docs/events.md). */

@@ -2,7 +2,7 @@ import { type Selectable, sql } from "kysely";
 import type { Db } from "../storage/database.js";
 import type { WebhookEventsTable } from "../storage/schema.js";
 
-/** One delivery attempt as stored in the event log (spec 6.5, issue 6 point 5). */
+/** One delivery attempt as stored in the event log. */
 export interface AttemptRecord {
   readonly id: string;
   readonly event_id: string;

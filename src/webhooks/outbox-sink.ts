@@ -1,6 +1,7 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { DirectoryEvent, EventSink } from "../directory/events.js";
 import type { ScimClient } from "../directory/scim-clients/service.js";
+import { currentTraceparent } from "../platform/trace-context.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import { PREPARED } from "../storage/database.js";
@@ -52,9 +53,10 @@ export class OutboxEventSink implements EventSink {
       )`;
     if (!hooked) return recorded;
     return sql`${recorded}, ev_outbox as (
-        insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at)
+        insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at,
+          traceparent)
         select r.id, ${client.clientId}, ${client.organizationId}::uuid, r.event, r.ordering_key, r.body,
-          ${now}::timestamptz
+          ${now}::timestamptz, ${currentTraceparent()}::text
         from ev_rows r order by r.n
       )`;
   }

@@ -9,7 +9,7 @@ export type ResendResult =
   | { readonly ok: false; readonly reason: "event_not_found" | "no_webhook" };
 
 /**
- * Issue 6 point 5: re-send one logged event by hand — a new attempt, signed anew with the current secret and
+ * Re-sends one logged event by hand — a new attempt, signed anew with the current secret and
  * timestamp, to the URL configured now. Synchronous and outside the outbox: no ordering against newer events.
  */
 export class WebhookResender {
@@ -54,7 +54,7 @@ export class WebhookResender {
       state: result.success ? "delivered" : "failed",
       next_attempt_time: null,
     };
-    // Every attempt is kept while logging is on (issue 6 point 5); with it off the result is only returned.
+    // Every attempt is kept while logging is on; with it off the result is only returned.
     if (client.logWebhookEvents) await this.#log.insert(attempt);
     return { ok: true, attempt, logged: client.logWebhookEvents };
   }

@@ -19,6 +19,8 @@ export interface DeliveryRequest {
   readonly webhookId: string;
   /** Unix milliseconds for `t=` of the signature (from the injected clock); `webhook-timestamp` is its seconds. */
   readonly timestampMs: number;
+  /** The W3C traceparent of the request that wrote the event, for the delivery span's link; never sent. */
+  readonly traceparent?: string | null;
 }
 
 export interface DeliveryResult {

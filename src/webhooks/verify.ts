@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /**
- * Receiver-side check of a Roster webhook (spec 6), exported as `roster/webhooks/verify`. Self-contained (only
+ * Receiver-side check of a Roster webhook, exported as `roster/webhooks/verify`. Self-contained (only
  * node:crypto), so it may also be copied into a receiver as is.
  */
 export interface VerifyOptions {

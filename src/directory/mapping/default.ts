@@ -1,5 +1,5 @@
 /**
- * The data mapping used when a SCIM client has none (issue 3 point 7): SCIM user → identity traits
+ * The data mapping used when a SCIM client has none: SCIM user → identity traits
  * `{username, email, name: {first, last, formatted}}`. `email` is the primary email, else the first one; a key whose
  * value is missing is left out (JSONata drops undefined values from objects). Documented in docs/scim-users.md.
  */
@@ -19,8 +19,9 @@ const optionalString = (v: unknown): v is string | undefined => v === undefined 
 /**
  * DEFAULT_MAPPING in plain code, for the shapes a validated SCIM user has (strings, an array of email objects with a
  * string value and a boolean primary). It yields exactly what the JSONata expression yields after the JSON round
- * trip (test/unit/default-mapping.test.ts compares them); `undefined` means "another shape: evaluate the
- * expression". JSONata on every write cost more Roster CPU than the rest of a PATCH's domain logic (issue 8).
+ * trip (test/unit/mapping.default-traits.test.ts compares them); `undefined` means "another shape: evaluate the
+ * expression". Plain code, because evaluating JSONata on every write costs more CPU than the rest of a PATCH's domain
+ * logic.
  */
 export function defaultTraits(user: Record<string, unknown>): Record<string, unknown> | undefined {
   const { userName, emails, name, displayName } = user;

@@ -1,12 +1,7 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
-import {
-  type CountDelta,
-  type NewRequestLogRow,
-  type RequestLogRepo,
-  type RequestLogStore,
-  uuidv7Floor,
-} from "./repo.js";
+import { type ObservedRequest, requestLogEntry } from "./entry.js";
+import { type CountDelta, type RequestLogRepo, type RequestLogStore, uuidv7Floor } from "./repo.js";
 
 export const DEFAULT_BUFFER_CAPACITY = 10_000;
 export const DEFAULT_BATCH_SIZE = 500;
@@ -35,8 +30,9 @@ export interface RequestLogWriterOptions {
 }
 
 /**
- * The request log's way to the database, off every request's path: a request's hook appends to a bounded array and
- * returns; one batch at a time is written by a single multi-row INSERT, when a batch is full or every second. A full
+ * The request log's way to the database, off every request's path: a request's hook appends what it saw (by
+ * reference) to a bounded array and returns; one batch at a time is turned into redacted rows and written by a
+ * single multi-row INSERT, when a batch is full or every second. A full
  * buffer drops the new entry (counted, logged at most once a minute): a slow or stalled database never slows or fails
  * a SCIM request. Counts of requests and errors per client and hour are summed in memory and added with each flush.
  */
@@ -44,7 +40,7 @@ export class RequestLogWriter {
   readonly #o: RequestLogWriterOptions;
   readonly #capacity: number;
   readonly #batchSize: number;
-  #buffer: NewRequestLogRow[] = [];
+  #buffer: ObservedRequest[] = [];
   #counts = new Map<string, { clientId: string; hour: number; requests: number; errors: number; last: number }>();
   #flushing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -67,8 +63,8 @@ export class RequestLogWriter {
     return this.#buffer.length;
   }
 
-  /** Appends an entry, or drops it when the buffer is full; never waits. */
-  enqueue(entry: NewRequestLogRow): boolean {
+  /** Appends a request (by reference), or drops it when the buffer is full; never waits. */
+  enqueue(entry: ObservedRequest): boolean {
     if (this.#buffer.length >= this.#capacity) {
       this.#drop();
       return false;
@@ -138,7 +134,8 @@ export class RequestLogWriter {
       this.#buffer = batch === this.#buffer ? [] : this.#buffer.slice(this.#batchSize);
       const counts = this.#takeCounts();
       try {
-        await this.#o.store.insert(batch);
+        // Redaction, serialisation and truncation happen here, a batch at a time, not on any request's path.
+        await this.#o.store.insert(batch.map(requestLogEntry));
         await this.#o.store.addCounts(counts);
       } catch (e) {
         this.#o.logger.warn({ err: e, entries: batch.length }, "could not write a batch of the SCIM request log");

@@ -27,7 +27,7 @@ const invalidSyntax = (detail: string) => badRequest("invalidSyntax", detail);
 const field = (object: Record<string, unknown>, name: string): unknown =>
   Object.entries(object).find(([k]) => k.toLowerCase() === name)?.[1];
 
-/** Spec 4.5.2: a PatchOp message with a non-empty Operations array; op names in any case (IDP-QUIRKS Entra 1). */
+/** A PatchOp message with a non-empty Operations array; op names in any case (Entra sends "Replace"). */
 const parseBody = (body: unknown): Operation[] => {
   if (!isObject(body)) throw invalidSyntax("PATCH body must be a JSON object");
   const schemas = field(body, "schemas");
@@ -69,7 +69,7 @@ class Patcher {
   apply(operation: Operation): void {
     const { op, path, value, hasValue } = operation;
     if (path === undefined) {
-      // RFC 7644 §3.5.2.2 and spec 4.5.4: remove needs a target.
+      // RFC 7644 §3.5.2.2: remove needs a target.
       if (op === "remove") throw badRequest("noTarget", "remove requires a path");
       this.applyPathless(op, value);
       return;
@@ -162,7 +162,7 @@ class Patcher {
 }
 
 /**
- * RFC 7644 §3.5.2 and spec 4.5: applies a PatchOp body to a stored resource (see ScimObject), atomically — the first
+ * RFC 7644 §3.5.2: applies a PatchOp body to a stored resource (see ScimObject), atomically — the first
  * failing operation throws a ScimError and nothing is returned. Group `members` operations come back as MemberOps.
  */
 export const applyPatch = (

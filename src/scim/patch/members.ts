@@ -13,7 +13,7 @@ const memberValue = (raw: unknown): string => {
   return raw.trim().toLowerCase();
 };
 
-/** Spec 2.3 rule 3 and DESIGN R1: type may be absent (inferred later) but, when present, is User or Group. */
+/** A member's type may be absent (inferred later, as Entra and Okta omit it) but, when present, is User or Group. */
 const memberType = (raw: unknown): MemberRef["type"] => {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === "string" && raw.toLowerCase() === "user") return "User";
@@ -38,8 +38,8 @@ export const memberRefs = (raw: unknown): MemberRef[] => {
 };
 
 /**
- * Turns an operation on Group `members` into a set-based membership change (spec 4.5.6), or undefined when it asks
- * for nothing. `remove` with a value array removes exactly those (Entra, JumpCloud: IDP-QUIRKS 2), never all.
+ * Turns an operation on Group `members` into a set-based membership change, or undefined when it asks
+ * for nothing. `remove` with a value array removes exactly those (as Entra and JumpCloud send it), never all.
  */
 export const memberOperation = (
   op: PatchOpName,

@@ -81,7 +81,7 @@ export const matchesFilter = (
     return actual === term.value;
   });
 
-/** RFC 7644 §3.5.2.1 (and DESIGN, IDP-QUIRKS 3): `add` on an unmatched filter creates the element it describes. */
+/** RFC 7644 §3.5.2.1 (and Entra's habit, docs/decisions.md): `add` on an unmatched filter creates what it describes. */
 const elementFromFilter = (terms: readonly FilterTerm[]): JsonObject =>
   Object.fromEntries(terms.flatMap((t) => (t.value === null ? [] : [[t.attribute, t.value]])));
 
@@ -169,7 +169,7 @@ const settlePrimary = (container: JsonObject, path: PatchPath, promoted: readonl
   }
 };
 
-/** Applies one resolved, non-member operation to `target` in place. Read-only targets are ignored (spec 4.5.5). */
+/** Applies one resolved, non-member operation to `target` in place. Read-only targets are ignored. */
 export const applyAtPath = (
   target: ScimObject,
   resource: ResourceName,

@@ -60,7 +60,7 @@ const literal = (token: Token, sub: AttributeDefinition, raw: string): FilterVal
   throw invalidPath(raw, `unsupported filter value ${token.text}`);
 };
 
-/** valFilter restricted to `subAttr eq value` terms joined by `and` (RFC 7644 §3.4.2.2, spec 4.7: eq only). */
+/** valFilter restricted to `subAttr eq value` terms joined by `and` (RFC 7644 §3.4.2.2; only eq is supported). */
 const parseFilter = (text: string, attribute: AttributeDefinition, raw: string): FilterTerm[] => {
   const tokens = tokenize(text, raw);
   const terms: FilterTerm[] = [];
@@ -100,7 +100,7 @@ const closingBracket = (raw: string, open: number): number => {
 
 /**
  * Parses a PATCH path (RFC 7644 §3.5.2): `attr`, `attr.sub`, `attr[filter]`, `attr[filter].sub`, each optionally
- * URN-qualified. Unknown attributes are 400 invalidPath; an unsupported schema URN is 400 without scimType (spec 7).
+ * URN-qualified. Unknown attributes are 400 invalidPath; an unsupported schema URN is 400 without scimType.
  */
 export const parsePatchPath = (
   resource: ResourceName,

@@ -17,7 +17,7 @@ export const withinMaxLength = (definition: AttributeDefinition, value: string, 
   throw invalidValue(label, `must be at most ${max} characters (got ${codePoints})`);
 };
 
-/** A value for a primitive attribute; string booleans are accepted (Entra "False", DESIGN R5). */
+/** A value for a primitive attribute; string booleans are accepted (Entra sends "False"). */
 const primitive = (definition: AttributeDefinition, raw: unknown, label: string): JsonValue => {
   switch (definition.type) {
     case "boolean":

@@ -5,7 +5,7 @@ import { ScimError } from "../errors.js";
 import { CURSOR_TTL_SECONDS } from "../limits.js";
 import type { ResourceKind } from "./filter.js";
 
-/** What a cursor is bound to: reusing it with another client, resource or query is invalidCursor (DESIGN.md). */
+/** What a cursor is bound to: reusing it with another client, resource or query is invalidCursor. */
 export interface CursorContext {
   clientId: string;
   resource: ResourceKind;
@@ -35,8 +35,8 @@ const MAC_BYTES = 32;
 const RESTART = "restart pagination from the first page with an empty cursor";
 
 /**
- * RFC 9865 cursors, stateless so any instance can continue a listing (DESIGN.md "Runtime shape"). Signed with the
- * first of ROSTER_SECRETS, verified with any of them (rotation).
+ * RFC 9865 cursors, stateless so any instance can continue a listing (nothing shared lives in process memory).
+ * Signed with the first of ROSTER_SECRETS, verified with any of them (rotation).
  */
 export class CursorCodec {
   readonly #keys: readonly Buffer[];
@@ -70,7 +70,7 @@ export class CursorCodec {
     for (const key of this.#keys) valid = timingSafeEqual(mac(key, ctx, body), given) || valid;
     if (!valid) throw invalidCursor();
 
-    // Only an authentic issue time may produce expiredCursor (spec 4.6.2).
+    // Only an authentic issue time may produce expiredCursor: a forged one is invalidCursor.
     const ageMs = this.#clock.now().getTime() - Number(body.readBigUInt64BE(1));
     if (ageMs > CURSOR_TTL_SECONDS * 1000) {
       throw new ScimError(400, "expiredCursor", `cursor expired after ${CURSOR_TTL_SECONDS} seconds: ${RESTART}`);

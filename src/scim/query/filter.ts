@@ -30,7 +30,7 @@ const CORE_USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const ENTERPRISE_USER = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const CORE_GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
 
-/** Spec 4.7.2: the indexed attributes, each with the one schema URN that may qualify it (spec 4.7.5). */
+/** The indexed attributes, each with the one schema URN that may qualify it. */
 const FILTERABLE: Record<ResourceKind, readonly { name: FilterAttribute; schema: string }[]> = {
   User: [
     { name: "userName", schema: CORE_USER },
@@ -58,7 +58,7 @@ const invalid = (kind: ResourceKind, reason: string, hint = SUPPORTED_FORM): Sci
   );
 
 /**
- * Spec 4.7: the narrow eq-only subset of RFC 7644 §3.4.2.2. Every supported attribute is a string, so the value must be
+ * The narrow eq-only subset of RFC 7644 §3.4.2.2. Every supported attribute is a string, so the value must be
  * a JSON string literal; unquoted true/false/null/numbers are invalidFilter rather than coerced.
  */
 export function parseFilter(kind: ResourceKind, raw: string, extensions?: ExtensionFilterLookup): EqFilter {

@@ -4,7 +4,7 @@ import type { ResourceKind } from "./filter.js";
 import type { ListQuery } from "./list-query.js";
 
 /**
- * What a repository must answer for one list page (spec 4.6):
+ * What a repository must answer for one list page:
  * - offset: `total` (a count with the same filter) and the rows at OFFSET startIndex-1, ordered by id;
  * - cursor: rows with id > afterId ordered by id (keyset on the id index, never OFFSET), at most `count + 1`
  *   so the page knows whether another follows.
@@ -47,7 +47,7 @@ export function pageRequestOf(
 }
 
 /**
- * The ListResponse body (spec 2.4). `Resources` is present, possibly empty, except when count=0 (DESIGN.md);
+ * The ListResponse body. `Resources` is present, possibly empty, except when count=0 (docs/decisions.md);
  * offset pages carry totalResults and startIndex, cursor pages carry nextCursor except on the last page.
  */
 export function listResponse<T extends { id: string }, R = unknown>(

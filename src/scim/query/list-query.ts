@@ -20,8 +20,8 @@ export interface Projection {
 }
 
 /**
- * Spec 4.4 and 4.6: the query of GET /Users and GET /Groups. `sortBy`/`sortOrder` are ignored, not rejected: sorting is
- * unsupported (spec 4.8) and ServiceProviderConfig says so (RFC 7644 §3.4.2.3 lets a server ignore them).
+ * The query of GET /Users and GET /Groups. `sortBy`/`sortOrder` are ignored, not rejected: sorting is
+ * unsupported and ServiceProviderConfig says so (RFC 7644 §3.4.2.3 lets a server ignore them).
  */
 export function parseListQuery(
   kind: ResourceKind,
@@ -84,7 +84,7 @@ function list(text: string | undefined): string[] | undefined {
   return items.length > 0 ? items : undefined;
 }
 
-/** Spec 4.4/8: below the minimum clamps up (RFC 7644 §3.4.2.4); above the maximum is tooMany. */
+/** Below the minimum clamps up (RFC 7644 §3.4.2.4); above the maximum is tooMany. */
 function clampedInteger(q: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
   const text = param(q, name);
   if (text === undefined) return fallback;

@@ -29,7 +29,7 @@ interface Target {
 }
 
 /**
- * RFC 7644 §3.9 and spec 4.4: `attributes` keeps only what is listed (plus what is always returned: `id`,
+ * RFC 7644 §3.9: `attributes` keeps only what is listed (plus what is always returned: `id`,
  * `schemas`); `excludedAttributes` drops what is listed, never the always-returned. Names are case-insensitive
  * and may be URN-qualified; unknown names are ignored. Applies to every response that returns a resource.
  */

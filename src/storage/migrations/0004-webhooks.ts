@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * Directory webhooks (DESIGN.md "Webhooks"): the transactional outbox of pending events and the event log of
+ * Directory webhooks: the transactional outbox of pending events and the event log of
  * delivery attempts. Constraints are named.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -15,7 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       organization_id uuid not null,
       event text not null,
       ordering_key text not null,
-      -- The exact JSON body (spec 2.8), serialised once at record time: signed and sent byte for byte.
+      -- The exact JSON body, serialised once at record time: signed and sent byte for byte.
       body text not null,
       created_at timestamptz not null,
       claimed_until timestamptz,

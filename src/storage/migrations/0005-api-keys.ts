@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * API keys (DESIGN.md "API keys"): one row per key (issued or imported), its secrets as SHA-256 digests (the
+ * API keys: one row per key (issued or imported), its secrets as SHA-256 digests (the
  * primary key is the verify hot path; a rotated key keeps its previous digest until its grace period ends) and
  * rate-limit counters as rows, so every instance on the database counts against the same window.
  */

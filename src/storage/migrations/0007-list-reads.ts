@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * What a list page reads, made cheap (issue 8):
+ * What a list page reads, made cheap:
  *
  * - `resource_counts`: how many users and groups each organization has, kept exact by triggers in the same
  *   transaction as the insert or delete (per row for inserts, which come one at a time and where a row trigger costs
@@ -9,7 +9,7 @@ import { type Kysely, sql } from "kysely";
  *   scan of every row of the organization on every page. A counter is split in 16 shards (one per backend, by pid)
  *   so that concurrent creates do not queue on one row lock; the total is the sum of an organization's shards.
  *   A delete cascading from its organization does not count (the organization's counters go with it).
- * - `identities.manager_id`: the enterprise manager's value when it is a UUID (spec 2.2 resolves only those),
+ * - `identities.manager_id`: the enterprise manager's value when it is a UUID (only those resolve to a displayName),
  *   computed by PostgreSQL on every write, so reading a user's manager is one index lookup instead of taking the
  *   document apart on every read.
  */

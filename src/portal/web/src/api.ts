@@ -94,11 +94,64 @@ export interface Connection {
   mapping: string | null;
   tenant: string;
   product: string;
-  webhook: { url: string; secret_set: boolean } | null;
+  webhook: { url: string; secret_set: boolean; retry: "none" | "backoff" } | null;
   log_webhook_events: boolean;
+  request_log: RequestLogMode;
+  extensions: unknown[];
+  unknown_extensions: "reject" | "store";
+  secret_rotate_time: string | null;
+  previous_secret_expire_time: string | null;
+  previous_secret_last_used_time: string | null;
   create_time: string;
   update_time: string;
+  /** Only in the single-connection read: its health over the last 24 hours. */
+  last_request_time?: string | null;
+  request_count_24h?: number;
+  error_count_24h?: number;
   secret?: string;
+}
+
+export type RequestLogMode = "errors" | "all" | "off";
+
+/** One SCIM request of a connection, as the request log keeps it (bodies only in the single read). */
+export interface ScimRequest {
+  id: string;
+  client_id: string;
+  time: string;
+  method: string;
+  path: string;
+  query: string | null;
+  status: number;
+  scim_type: string | null;
+  duration_ms: number;
+  resource_id: string | null;
+  user_agent: string | null;
+  request_body?: unknown;
+  request_truncated?: boolean;
+  response_body?: unknown;
+  response_truncated?: boolean;
+}
+
+/** One event of the events feed. */
+export interface FeedEvent {
+  id: string;
+  event: string;
+  organization_id: string;
+  directory_id: string;
+  create_time: string;
+  data: Record<string, unknown>;
+}
+
+export interface AdminToken {
+  id: string;
+  name: string;
+  role: "admin" | "viewer";
+  state: string;
+  expire_time: string | null;
+  revoke_time: string | null;
+  last_used_time: string | null;
+  create_time: string;
+  token?: string;
 }
 
 export interface DirectoryUser {
@@ -136,6 +189,9 @@ export interface WebhookEvent {
   error: string | null;
   duration_ms: number | null;
   resend: boolean;
+  attempt: number;
+  state: "delivered" | "failed" | "retrying" | string;
+  next_attempt_time: string | null;
   attempt_time: string;
   payload: unknown;
 }
@@ -156,7 +212,10 @@ export interface ApiKey {
   metadata: Record<string, unknown>;
   rate_limits: RateLimit[];
   expire_time: string | null;
-  state: "ACTIVE" | "EXPIRED" | "REVOKED";
+  state: "ACTIVE" | "EXPIRED" | "REVOKED" | "SUSPENDED";
+  /** Why a SUSPENDED key is suspended: its actor identity is inactive. */
+  suspend_reason?: string;
+  revoke_reason?: string | null;
   revoke_time: string | null;
   create_time: string;
   update_time: string;
@@ -164,5 +223,10 @@ export interface ApiKey {
   previous_secret_expire_time?: string;
 }
 
-/** The server's own list of event kinds, bundled in (a module without imports). */
-export { DIRECTORY_EVENT_KINDS as EVENT_KINDS } from "../../../directory/event-kinds.js";
+import { DIRECTORY_EVENT_KINDS } from "../../../directory/event-kinds.js";
+
+/** The server's own list of event kinds (bundled in: a module without imports), as a filter's choices. */
+export const EVENT_KIND_OPTIONS: readonly (readonly [string, string])[] = [
+  ["", "All types"],
+  ...DIRECTORY_EVENT_KINDS.map((k) => [k, k] as const),
+];

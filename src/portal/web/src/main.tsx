@@ -1,6 +1,7 @@
 import { type JSX, render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { setUnauthenticatedHandler, token } from "./api.js";
+import { AdminTokensPage } from "./pages/admin-tokens.js";
 import { ApiKeysPage } from "./pages/api-keys.js";
 import { ConnectionPage } from "./pages/connection.js";
 import { GroupDetail, UserDetail } from "./pages/directory-detail.js";
@@ -29,14 +30,17 @@ const ROUTES: readonly [string, (p: Params) => JSX.Element][] = [
   ["/organizations/:org", (p) => <OrganizationPage orgId={p.org ?? ""} tab="connections" />],
   ["/organizations/:org/users", (p) => <OrganizationPage orgId={p.org ?? ""} tab="users" />],
   ["/organizations/:org/groups", (p) => <OrganizationPage orgId={p.org ?? ""} tab="groups" />],
+  ["/organizations/:org/events", (p) => <OrganizationPage orgId={p.org ?? ""} tab="events" />],
   ["/organizations/:org/users/:id", (p) => <UserDetail orgId={p.org ?? ""} id={p.id ?? ""} />],
   ["/organizations/:org/groups/:id", (p) => <GroupDetail orgId={p.org ?? ""} id={p.id ?? ""} />],
   ["/connections/:client", (p) => <ConnectionPage clientId={p.client ?? ""} tab="setup" />],
   ["/connections/:client/settings", (p) => <ConnectionPage clientId={p.client ?? ""} tab="settings" />],
   ["/connections/:client/events", (p) => <ConnectionPage clientId={p.client ?? ""} tab="events" />],
+  ["/connections/:client/requests", (p) => <ConnectionPage clientId={p.client ?? ""} tab="requests" />],
   ["/connections/:client/mapping", (p) => <ConnectionPage clientId={p.client ?? ""} tab="mapping" />],
   ["/api-keys", () => <ApiKeysPage tab="issued" />],
   ["/api-keys/imported", () => <ApiKeysPage tab="imported" />],
+  ["/admin-tokens", () => <AdminTokensPage />],
 ];
 
 function Routes({ path }: { path: string }) {
@@ -80,7 +84,7 @@ function App() {
       />
     );
   }
-  const section = loc.path.startsWith("/api-keys") ? "keys" : "orgs";
+  const section = loc.path.startsWith("/api-keys") ? "keys" : loc.path.startsWith("/admin-tokens") ? "tokens" : "orgs";
   return (
     <>
       <a class="skip" href="#main">
@@ -96,6 +100,9 @@ function App() {
           </Link>
           <Link href="/api-keys" aria-current={section === "keys" ? "page" : undefined}>
             API keys
+          </Link>
+          <Link href="/admin-tokens" aria-current={section === "tokens" ? "page" : undefined}>
+            Admin tokens
           </Link>
         </nav>
         <button

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 import { AdminApiError } from "./api.js";
+import { Link } from "./router.js";
 
 export const messageOf = (e: unknown): string =>
   e instanceof AdminApiError ? e.message : e instanceof Error ? e.message : String(e);
@@ -48,30 +49,6 @@ export function ErrorNote({ error, id }: { error: string | undefined; id?: strin
     <p class="error" role="alert" id={id}>
       {error}
     </p>
-  );
-}
-
-export function Field(props: {
-  label: string;
-  hint?: ComponentChildren;
-  error?: string | undefined;
-  children: (id: string, describedBy: string | undefined) => ComponentChildren;
-}) {
-  const id = useId();
-  const hintId = props.hint === undefined ? undefined : `${id}-hint`;
-  const errId = props.error === undefined ? undefined : `${id}-err`;
-  const describedBy = [hintId, errId].filter(Boolean).join(" ") || undefined;
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      {props.children(id, describedBy)}
-      {props.hint === undefined ? null : (
-        <p class="hint" id={hintId}>
-          {props.hint}
-        </p>
-      )}
-      <ErrorNote error={props.error} {...(errId === undefined ? {} : { id: errId })} />
-    </div>
   );
 }
 
@@ -212,21 +189,94 @@ export function usePager() {
     next: (t: string) => setStack((s) => [...s, t]),
     prev: () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s)),
     reset: () => setStack([""]),
+    /** Starts over from another first token (a feed's `now`). */
+    restart: (first: string) => setStack([first]),
+    /** Swaps this page's token for a later one of the same page (an empty feed page's `next_after`). */
+    replace: (t: string) => setStack((s) => [...s.slice(0, -1), t]),
+    /** A filter's setter that also goes back to the first page, since the old tokens page another list. */
+    resetting:
+      <T,>(set: (value: T) => void) =>
+      (value: T) => {
+        set(value);
+        setStack([""]);
+      },
   };
 }
 
-export function Pager(props: { page: number; nextToken: string; onPrev: () => void; onNext: () => void }) {
-  if (props.page === 1 && props.nextToken === "") return null;
+/** Previous/next for a keyset-paged list; `nextToken` is the last answer's (empty: no next page). */
+export function Pager({ pager, nextToken }: { pager: ReturnType<typeof usePager>; nextToken: string | undefined }) {
+  const next = nextToken ?? "";
+  if (pager.page === 1 && next === "") return null;
   return (
     <nav class="pager" aria-label="Pages">
-      <button type="button" class="secondary" disabled={props.page === 1} onClick={props.onPrev}>
+      <button type="button" class="secondary" disabled={pager.page === 1} onClick={pager.prev}>
         Previous
       </button>
-      <span>Page {props.page}</span>
-      <button type="button" class="secondary" disabled={props.nextToken === ""} onClick={props.onNext}>
+      <span>Page {pager.page}</span>
+      <button type="button" class="secondary" disabled={next === ""} onClick={() => pager.next(next)}>
         Next
       </button>
     </nav>
+  );
+}
+
+/** A list's loading note, its error and, once loaded with nothing in it, its empty state. */
+export function ListStatus(props: {
+  load: { error?: string | undefined; loading: boolean; data?: unknown };
+  what: string;
+  isEmpty: boolean;
+  empty: ComponentChildren;
+}) {
+  return (
+    <>
+      <ErrorNote error={props.load.error} />
+      {props.load.loading && props.load.data === undefined ? <Loading what={props.what} /> : null}
+      {props.load.data !== undefined && props.isEmpty ? props.empty : null}
+    </>
+  );
+}
+
+/** Sub-pages as links (real URLs), the current one marked for assistive technology. */
+export function Tabs<K extends string>(props: { label: string; current: K; tabs: readonly [K, string, string][] }) {
+  return (
+    <nav class="tabs" aria-label={props.label}>
+      {props.tabs.map(([key, href, text]) => (
+        <Link key={key} href={href} aria-current={props.current === key ? "page" : undefined}>
+          {text}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/**
+ * The detail pane beside a list: on a narrow screen it sits below the list, so it brings itself (and the keyboard
+ * focus) to the reader whenever it shows another item.
+ */
+export function DetailPane(props: {
+  label: string;
+  title: string;
+  itemKey: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true });
+    heading.current?.scrollIntoView({ block: "nearest" });
+  }, [props.itemKey]);
+  return (
+    <aside class="card detail" aria-label={props.label}>
+      <div class="detail-head">
+        <h3 ref={heading} tabIndex={-1}>
+          {props.title}
+        </h3>
+        <button type="button" class="secondary small" onClick={props.onClose}>
+          Close
+        </button>
+      </div>
+      {props.children}
+    </aside>
   );
 }
 
@@ -237,13 +287,4 @@ export function Json({ value, label }: { value: unknown; label: string }) {
       <pre class="json">{JSON.stringify(value, null, 2)}</pre>
     </figure>
   );
-}
-
-/** Random bytes as base64url, from the browser's CSPRNG. */
-export function randomSecret(bytes = 32): string {
-  const buf = new Uint8Array(bytes);
-  crypto.getRandomValues(buf);
-  let bin = "";
-  for (const b of buf) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

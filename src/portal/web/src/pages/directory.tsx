@@ -1,7 +1,9 @@
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { call, type DirectoryGroup, type DirectoryUser, enc, q } from "../api.js";
 import { Link } from "../router.js";
-import { Empty, ErrorNote, Field, Loading, Pager, useLoad, usePager } from "../ui.js";
+import { SelectField, TextField } from "../fields.js";
+import { Empty, ListStatus, Pager, useLoad, usePager } from "../ui.js";
 
 const USER_ATTRIBUTES = ["userName", "externalId", "employeeNumber"] as const;
 const GROUP_ATTRIBUTES = ["displayName", "externalId"] as const;
@@ -19,28 +21,19 @@ function SearchForm(props: { attributes: readonly string[]; what: string; onSear
         props.onSearch(value.trim() === "" ? "" : `${attribute} eq ${JSON.stringify(value.trim())}`);
       }}
     >
-      <Field label="Attribute">
-        {(id) => (
-          <select id={id} value={attribute} onChange={(e) => setAttribute(e.currentTarget.value)}>
-            {props.attributes.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <Field label="equals" hint="An exact match on the chosen attribute.">
-        {(id, d) => (
-          <input
-            id={id}
-            type="search"
-            aria-describedby={d}
-            value={value}
-            onInput={(e) => setValue(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <SelectField
+        label="Attribute"
+        value={attribute}
+        options={props.attributes.map((a) => [a, a] as const)}
+        onChange={setAttribute}
+      />
+      <TextField
+        label="equals"
+        hint="An exact match on the chosen attribute."
+        value={value}
+        onInput={setValue}
+        type="search"
+      />
       <div class="form-end">
         <button type="submit">Search</button>
         <button
@@ -58,45 +51,69 @@ function SearchForm(props: { attributes: readonly string[]; what: string; onSear
   );
 }
 
-type UserList = { users: DirectoryUser[]; next_page_token: string };
-
-export function UsersTab({ orgId }: { orgId: string }) {
+/** A searched, paged list of the organization's users or groups, with its empty states. */
+function DirectoryList<K extends "users" | "groups">(props: {
+  orgId: string;
+  kind: K;
+  title: string;
+  attributes: readonly string[];
+  empty: ComponentChildren;
+  noMatch: ComponentChildren;
+  table: (items: K extends "users" ? DirectoryUser[] : DirectoryGroup[]) => ComponentChildren;
+}) {
   const [filter, setFilter] = useState("");
   const pager = usePager();
+  type Page = { users?: DirectoryUser[]; groups?: DirectoryGroup[]; next_page_token: string };
   const list = useLoad(
     () =>
-      call<UserList>(
+      call<Page>(
         "GET",
-        `/organizations/${enc(orgId)}/users${q({ filter, page_size: 50, page_token: pager.token })}`,
+        `/organizations/${enc(props.orgId)}/${props.kind}${q({ filter, page_size: 50, page_token: pager.token })}`,
       ),
-    [orgId, filter, pager.token],
+    [props.orgId, props.kind, filter, pager.token],
   );
-  const users = list.data?.users ?? [];
+  const items = (list.data?.[props.kind] ?? []) as K extends "users" ? DirectoryUser[] : DirectoryGroup[];
   return (
     <>
-      <h2>Users</h2>
+      <h2>{props.title}</h2>
       <SearchForm
-        attributes={USER_ATTRIBUTES}
-        what="users"
+        attributes={props.attributes}
+        what={props.kind}
         onSearch={(f) => {
           setFilter(f);
           pager.reset();
         }}
       />
-      <ErrorNote error={list.error} />
-      {list.loading && list.data === undefined ? <Loading what="users" /> : null}
-      {list.data !== undefined && users.length === 0 ? (
-        filter === "" ? (
-          <Empty title="No users synced yet">
-            Assign people to the app in your identity provider: they appear here once it pushes them.
-          </Empty>
-        ) : (
-          <Empty title="No user matches">
-            Search is an exact match on one attribute; check the value or clear the search.
-          </Empty>
-        )
-      ) : null}
-      {users.length > 0 ? (
+      <ListStatus
+        load={list}
+        what={props.kind}
+        isEmpty={items.length === 0}
+        empty={filter === "" ? props.empty : props.noMatch}
+      />
+      {items.length > 0 ? props.table(items) : null}
+      <Pager pager={pager} nextToken={list.data?.next_page_token} />
+    </>
+  );
+}
+
+export function UsersTab({ orgId }: { orgId: string }) {
+  return (
+    <DirectoryList
+      orgId={orgId}
+      kind="users"
+      title="Users"
+      attributes={USER_ATTRIBUTES}
+      empty={
+        <Empty title="No users synced yet">
+          Assign people to the app in your identity provider: they appear here once it pushes them.
+        </Empty>
+      }
+      noMatch={
+        <Empty title="No user matches">
+          Search is an exact match on one attribute; check the value or clear the search.
+        </Empty>
+      }
+      table={(users) => (
         <table class="responsive">
           <caption class="sr-only">Users</caption>
           <thead>
@@ -126,52 +143,23 @@ export function UsersTab({ orgId }: { orgId: string }) {
             ))}
           </tbody>
         </table>
-      ) : null}
-      <Pager
-        page={pager.page}
-        nextToken={list.data?.next_page_token ?? ""}
-        onPrev={pager.prev}
-        onNext={() => pager.next(list.data?.next_page_token ?? "")}
-      />
-    </>
+      )}
+    />
   );
 }
 
-type GroupList = { groups: DirectoryGroup[]; next_page_token: string };
-
 export function GroupsTab({ orgId }: { orgId: string }) {
-  const [filter, setFilter] = useState("");
-  const pager = usePager();
-  const list = useLoad(
-    () =>
-      call<GroupList>(
-        "GET",
-        `/organizations/${enc(orgId)}/groups${q({ filter, page_size: 50, page_token: pager.token })}`,
-      ),
-    [orgId, filter, pager.token],
-  );
-  const groups = list.data?.groups ?? [];
   return (
-    <>
-      <h2>Groups</h2>
-      <SearchForm
-        attributes={GROUP_ATTRIBUTES}
-        what="groups"
-        onSearch={(f) => {
-          setFilter(f);
-          pager.reset();
-        }}
-      />
-      <ErrorNote error={list.error} />
-      {list.loading && list.data === undefined ? <Loading what="groups" /> : null}
-      {list.data !== undefined && groups.length === 0 ? (
-        filter === "" ? (
-          <Empty title="No groups synced yet">Push groups from your identity provider (in Okta: Push Groups).</Empty>
-        ) : (
-          <Empty title="No group matches">Search is an exact match; check the name or clear the search.</Empty>
-        )
-      ) : null}
-      {groups.length > 0 ? (
+    <DirectoryList
+      orgId={orgId}
+      kind="groups"
+      title="Groups"
+      attributes={GROUP_ATTRIBUTES}
+      empty={
+        <Empty title="No groups synced yet">Push groups from your identity provider (in Okta: Push Groups).</Empty>
+      }
+      noMatch={<Empty title="No group matches">Search is an exact match; check the name or clear the search.</Empty>}
+      table={(groups) => (
         <table class="responsive">
           <caption class="sr-only">Groups</caption>
           <thead>
@@ -195,13 +183,7 @@ export function GroupsTab({ orgId }: { orgId: string }) {
             ))}
           </tbody>
         </table>
-      ) : null}
-      <Pager
-        page={pager.page}
-        nextToken={list.data?.next_page_token ?? ""}
-        onPrev={pager.prev}
-        onNext={() => pager.next(list.data?.next_page_token ?? "")}
-      />
-    </>
+      )}
+    />
   );
 }

@@ -1,7 +1,15 @@
-import { useEffect, useRef, useState } from "preact/hooks";
-import { type Connection, call, EVENT_KINDS, enc, q, type WebhookEvent } from "../api.js";
+import { useState } from "preact/hooks";
+import { type Connection, call, EVENT_KIND_OPTIONS, enc, q, type WebhookEvent } from "../api.js";
 import { Link } from "../router.js";
-import { Empty, ErrorNote, Field, Json, Loading, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
+import { OpenButton, SelectField } from "../fields.js";
+import { DetailPane, Empty, ErrorNote, Json, ListStatus, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
+
+const OUTCOMES = [
+  ["", "Delivered and failed"],
+  ["true", "Delivered"],
+  ["false", "Failed"],
+] as const;
+const PAGE_SIZES = (["25", "50", "100", "250"] as const).map((n) => [n, n] as const);
 
 type EventList = { webhook_events: WebhookEvent[]; next_page_token: string };
 
@@ -34,6 +42,13 @@ export function EventsTab({ conn }: { conn: Connection }) {
   return (
     <>
       <h2>Webhook events</h2>
+      <p class="hint">
+        Each delivery attempt to this connection's webhook. Every change is also in the organization's{" "}
+        <Link href={`/organizations/${enc(conn.organization_id)}/events?directory_id=${enc(conn.client_id)}`}>
+          events feed
+        </Link>
+        , delivered or not.
+      </p>
       {!conn.log_webhook_events ? (
         <p class="warning">
           Delivery logging is off for this connection: new attempts are not recorded. Turn it on under{" "}
@@ -41,76 +56,34 @@ export function EventsTab({ conn }: { conn: Connection }) {
         </p>
       ) : null}
       <form class="toolbar filters" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Event type">
-          {(id) => (
-            <select
-              id={id}
-              value={kind}
-              onChange={(e) => {
-                setKind(e.currentTarget.value);
-                pager.reset();
-              }}
-            >
-              <option value="">All types</option>
-              {EVENT_KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {k}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Outcome">
-          {(id) => (
-            <select
-              id={id}
-              value={outcome}
-              onChange={(e) => {
-                setOutcome(e.currentTarget.value);
-                pager.reset();
-              }}
-            >
-              <option value="">Delivered and failed</option>
-              <option value="true">Delivered</option>
-              <option value="false">Failed</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Per page">
-          {(id) => (
-            <select
-              id={id}
-              value={String(pageSize)}
-              onChange={(e) => {
-                setPageSize(Number(e.currentTarget.value));
-                pager.reset();
-              }}
-            >
-              {[25, 50, 100, 250].map((n) => (
-                <option key={n} value={String(n)}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="Event type" value={kind} options={EVENT_KIND_OPTIONS} onChange={pager.resetting(setKind)} />
+        <SelectField label="Outcome" value={outcome} options={OUTCOMES} onChange={pager.resetting(setOutcome)} />
+        <SelectField
+          label="Per page"
+          value={String(pageSize)}
+          options={PAGE_SIZES}
+          onChange={pager.resetting((v: string) => setPageSize(Number(v)))}
+        />
         <div class="form-end">
           <button type="button" class="secondary" onClick={list.reload}>
             Refresh
           </button>
         </div>
       </form>
-      <ErrorNote error={list.error} />
-      {list.loading && list.data === undefined ? <Loading what="events" /> : null}
-      {list.data !== undefined && events.length === 0 ? (
-        <Empty title="No webhook events here">
-          {conn.webhook === null
-            ? "Set a webhook URL under Settings; every change your identity provider pushes is then delivered and logged here."
-            : kind !== "" || outcome !== ""
-              ? "No attempt matches these filters: widen them."
-              : "Push a user or group from your identity provider: each delivery attempt appears here."}
-        </Empty>
-      ) : null}
+      <ListStatus
+        load={list}
+        what="events"
+        isEmpty={events.length === 0}
+        empty={
+          <Empty title="No webhook events here">
+            {conn.webhook === null
+              ? "Set a webhook URL under Settings; every change your identity provider pushes is then delivered and logged here."
+              : kind !== "" || outcome !== ""
+                ? "No attempt matches these filters: widen them."
+                : "Push a user or group from your identity provider: each delivery attempt appears here."}
+          </Empty>
+        }
+      />
       {events.length > 0 ? (
         <>
           <div class="actions">
@@ -144,6 +117,25 @@ export function EventsTab({ conn }: { conn: Connection }) {
             >
               Resend selected ({checked.size})
             </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={bulk.busy || !resendable}
+              onClick={() =>
+                bulk.run(async () => {
+                  setBulkResult(undefined);
+                  const out = await call<{ queued: number }>(
+                    "POST",
+                    `/scimClients/${enc(conn.client_id)}/webhookEvents:resend`,
+                    { state: "failed" },
+                  );
+                  setBulkResult(`${out.queued} failed events queued for delivery`);
+                  list.reload();
+                })
+              }
+            >
+              Resend every failed event
+            </button>
             {bulkResult !== undefined ? <span role="status">{bulkResult}</span> : null}
           </div>
           <ErrorNote error={bulk.error} />
@@ -163,19 +155,16 @@ export function EventsTab({ conn }: { conn: Connection }) {
                     }}
                   />
                   <div class="row-main">
-                    <button
-                      type="button"
-                      class="link row-title"
-                      onClick={() => setSelected(ev)}
-                      aria-expanded={selected?.id === ev.id}
-                    >
+                    <OpenButton open={selected?.id === ev.id} onClick={() => setSelected(ev)}>
                       {ev.event}
-                    </button>
-                    <span class={`badge ${ev.success ? "ok" : "bad"}`}>
-                      {ev.success ? "Delivered" : "Failed"} {ev.status_code ?? ""}
+                    </OpenButton>
+                    <span class={`badge ${ev.success ? "ok" : ev.state === "retrying" ? "warn" : "bad"}`}>
+                      {ev.success ? "Delivered" : ev.state === "retrying" ? "Retrying" : "Failed"}{" "}
+                      {ev.status_code ?? ""}
                     </span>
                     <span class="small muted">
-                      <Time iso={ev.attempt_time} /> · {ev.duration_ms ?? "—"} ms{ev.resend ? " · resend" : ""}
+                      <Time iso={ev.attempt_time} /> · attempt {ev.attempt} · {ev.duration_ms ?? "—"} ms
+                      {ev.resend ? " · resend" : ""}
                     </span>
                   </div>
                 </li>
@@ -194,12 +183,7 @@ export function EventsTab({ conn }: { conn: Connection }) {
               />
             ) : null}
           </div>
-          <Pager
-            page={pager.page}
-            nextToken={list.data?.next_page_token ?? ""}
-            onPrev={pager.prev}
-            onNext={() => pager.next(list.data?.next_page_token ?? "")}
-          />
+          <Pager pager={pager} nextToken={list.data?.next_page_token} />
         </>
       ) : null}
     </>
@@ -215,28 +199,24 @@ function EventDetail(props: {
 }) {
   const { ev } = props;
   const action = useAction();
-  // On a narrow screen the pane sits below the list: bring it (and the keyboard focus) to the reader.
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    heading.current?.focus({ preventScroll: true });
-    heading.current?.scrollIntoView({ block: "nearest" });
-  }, [ev.id]);
   return (
-    <aside class="card detail" aria-label="Event detail">
-      <div class="detail-head">
-        <h3 ref={heading} tabIndex={-1}>
-          {ev.event}
-        </h3>
-        <button type="button" class="secondary small" onClick={props.onClose}>
-          Close
-        </button>
-      </div>
+    <DetailPane label="Event detail" title={ev.event} itemKey={ev.id} onClose={props.onClose}>
       <dl class="facts">
         <dt>Event id</dt>
         <dd class="mono wrap">{ev.event_id}</dd>
         <dt>Attempt</dt>
         <dd>
-          {ev.resend ? "manual resend" : "automatic delivery"} at <Time iso={ev.attempt_time} />
+          #{ev.attempt}, {ev.resend ? "manual resend" : "automatic delivery"} at <Time iso={ev.attempt_time} />
+        </dd>
+        <dt>State</dt>
+        <dd>
+          {ev.state}
+          {ev.next_attempt_time === null ? null : (
+            <>
+              {" "}
+              · next attempt <Time iso={ev.next_attempt_time} />
+            </>
+          )}
         </dd>
         <dt>Response status</dt>
         <dd>{ev.status_code ?? "no response"}</dd>
@@ -270,6 +250,6 @@ function EventDetail(props: {
         {!props.resendable ? <span class="hint">Resend needs a webhook URL and secret.</span> : null}
       </div>
       <ErrorNote error={action.error} />
-    </aside>
+    </DetailPane>
   );
 }

@@ -145,3 +145,6 @@ export const IDPS = {
 export type IdpKey = keyof typeof IDPS;
 
 export const isIdpKey = (v: string | null): v is IdpKey => v !== null && Object.hasOwn(IDPS, v);
+
+/** The identity providers as a drop-down's choices. */
+export const IDP_OPTIONS = (Object.keys(IDPS) as IdpKey[]).map((key) => [key, IDPS[key].name] as const);

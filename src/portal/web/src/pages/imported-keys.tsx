@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { AdminApiError, type ApiKey, call, enc, q } from "../api.js";
-import { Confirm, Empty, ErrorNote, Field, Loading, Pager, useAction, useLoad, usePager } from "../ui.js";
+import { Field, RowButton } from "../fields.js";
+import { Confirm, Empty, ErrorNote, ListStatus, Pager, useAction, useLoad, usePager } from "../ui.js";
 import { KeyFacts, stateBadge } from "./key-facts.js";
 import { type ImportItem, parseImport } from "./key-fields.js";
 
@@ -22,11 +23,12 @@ export function ImportedKeys() {
     <>
       <ImportForm onImported={list.reload} />
       <h2>Imported keys</h2>
-      <ErrorNote error={list.error} />
-      {list.loading && list.data === undefined ? <Loading what="keys" /> : null}
-      {list.data !== undefined && keys.length === 0 ? (
-        <Empty title="No imported keys">Paste keys from your current system above to import them.</Empty>
-      ) : null}
+      <ListStatus
+        load={list}
+        what="keys"
+        isEmpty={keys.length === 0}
+        empty={<Empty title="No imported keys">Paste keys from your current system above to import them.</Empty>}
+      />
       <ul class="cards" aria-label="Imported keys">
         {keys.map((k) => (
           <li class="card row" key={k.key_id}>
@@ -35,19 +37,14 @@ export function ImportedKeys() {
               <KeyFacts k={k} />
             </div>
             <div class="row-actions">
-              <button type="button" class="danger small" onClick={() => setRevoking(k)} aria-label={`Delete ${k.name}`}>
+              <RowButton label={`Delete ${k.name}`} danger onClick={() => setRevoking(k)}>
                 Delete
-              </button>
+              </RowButton>
             </div>
           </li>
         ))}
       </ul>
-      <Pager
-        page={pager.page}
-        nextToken={list.data?.next_page_token ?? ""}
-        onPrev={pager.prev}
-        onNext={() => pager.next(list.data?.next_page_token ?? "")}
-      />
+      <Pager pager={pager} nextToken={list.data?.next_page_token} />
       {revoking !== undefined ? (
         <Confirm
           title={`Delete ${revoking.name}?`}

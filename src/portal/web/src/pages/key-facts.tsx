@@ -13,10 +13,21 @@ export function KeyFacts({ k }: { k: ApiKey }) {
           · expires <Time iso={k.expire_time} />
         </>
       )}
+      {k.state === "SUSPENDED" ? (
+        <span class="block">
+          Suspended: the identity it acts for is inactive in the directory, so verification answers ACTOR_INACTIVE until
+          the identity provider reactivates that person.
+        </span>
+      ) : null}
+      {k.state === "REVOKED" && k.revoke_reason === "ACTOR_DELETED" ? (
+        <span class="block">Revoked because the identity it acted for was deleted.</span>
+      ) : null}
     </span>
   );
 }
 
+const BADGE: Record<ApiKey["state"], string> = { ACTIVE: "ok", SUSPENDED: "warn", EXPIRED: "bad", REVOKED: "bad" };
+
 export const stateBadge = (k: ApiKey) => (
-  <span class={`badge ${k.state === "ACTIVE" ? "ok" : "bad"}`}>{k.state.toLowerCase()}</span>
+  <span class={`badge ${BADGE[k.state] ?? "bad"}`}>{k.state.toLowerCase()}</span>
 );

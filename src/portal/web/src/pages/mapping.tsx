@@ -2,7 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 import entraUser from "../../../../../test/fixtures/idp/entra-create-user.json";
 import oktaUser from "../../../../../test/fixtures/idp/okta-create-user.json";
 import { type Connection, call, enc } from "../api.js";
-import { ErrorNote, Field, Json, useAction } from "../ui.js";
+import { Field, SelectField } from "../fields.js";
+import { ErrorNote, Json, useAction } from "../ui.js";
 
 /** The mapping Roster applies when a connection has none (SCIM user → identity traits). */
 const DEFAULT_MAPPING = `{
@@ -128,17 +129,12 @@ export function MappingTab({ conn, onSaved }: { conn: Connection; onSaved: () =>
           Runs the expression above (saved or not) on a sample user, as Roster would; nothing is stored.
         </p>
         <div class="toolbar">
-          <Field label="Sample payload">
-            {(id) => (
-              <select id={id} value={sample} onChange={(e) => setSample(e.currentTarget.value as SampleKey)}>
-                {Object.entries(SAMPLES).map(([k, s]) => (
-                  <option key={k} value={k}>
-                    {s.label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField
+            label="Sample payload"
+            value={sample}
+            options={Object.entries(SAMPLES).map(([k, s]) => [k as SampleKey, s.label] as const)}
+            onChange={setSample}
+          />
           <div class="form-end">
             <button
               type="button"

@@ -2,11 +2,13 @@ import { useState } from "preact/hooks";
 import { type Connection, call, enc, type Organization, q } from "../api.js";
 import { Link, navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
-import { Empty, ErrorNote, Field, Loading, Time, useAction, useLoad } from "../ui.js";
+import { SelectField, TextField } from "../fields.js";
+import { Empty, ErrorNote, ListStatus, Tabs, Time, useAction, useLoad } from "../ui.js";
 import { GroupsTab, UsersTab } from "./directory.js";
-import { IDPS, type IdpKey } from "./idps.js";
+import { FeedTab } from "./feed.js";
+import { IDP_OPTIONS, IDPS, type IdpKey } from "./idps.js";
 
-export type OrgTab = "connections" | "users" | "groups";
+export type OrgTab = "connections" | "users" | "groups" | "events";
 
 export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrgTab }) {
   const org = useLoad(() => call<Organization>("GET", `/organizations/${enc(orgId)}`), [orgId]);
@@ -19,20 +21,20 @@ export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrgTab })
       <h1>{org.data?.name ?? "Organization"}</h1>
       <ErrorNote error={org.error} />
       <p class="mono small muted">{orgId}</p>
-      <nav class="tabs" aria-label="Organization">
-        <Link href={base} aria-current={tab === "connections" ? "page" : undefined}>
-          Connections
-        </Link>
-        <Link href={`${base}/users`} aria-current={tab === "users" ? "page" : undefined}>
-          Users
-        </Link>
-        <Link href={`${base}/groups`} aria-current={tab === "groups" ? "page" : undefined}>
-          Groups
-        </Link>
-      </nav>
+      <Tabs
+        label="Organization"
+        current={tab}
+        tabs={[
+          ["connections", base, "Connections"],
+          ["users", `${base}/users`, "Users"],
+          ["groups", `${base}/groups`, "Groups"],
+          ["events", `${base}/events`, "Events feed"],
+        ]}
+      />
       {tab === "connections" ? <Connections orgId={orgId} /> : null}
       {tab === "users" ? <UsersTab orgId={orgId} /> : null}
       {tab === "groups" ? <GroupsTab orgId={orgId} /> : null}
+      {tab === "events" ? <FeedTab orgId={orgId} /> : null}
     </section>
   );
 }
@@ -53,13 +55,16 @@ function Connections({ orgId }: { orgId: string }) {
         pushes belong to this organization.
       </p>
       <CreateConnection orgId={orgId} />
-      <ErrorNote error={list.error} />
-      {list.loading && list.data === undefined ? <Loading what="connections" /> : null}
-      {list.data !== undefined && clients.length === 0 ? (
-        <Empty title="No connections yet">
-          Create one above, then follow its setup guide in your identity provider's console.
-        </Empty>
-      ) : null}
+      <ListStatus
+        load={list}
+        what="connections"
+        isEmpty={clients.length === 0}
+        empty={
+          <Empty title="No connections yet">
+            Create one above, then follow its setup guide in your identity provider's console.
+          </Empty>
+        }
+      />
       {clients.length > 0 ? (
         <ul class="cards" aria-label="Connections">
           {clients.map((c) => (
@@ -112,28 +117,21 @@ function CreateConnection({ orgId }: { orgId: string }) {
         });
       }}
     >
-      <Field label="Identity provider" hint="Chooses the setup guide shown next; you can switch guides later.">
-        {(id, d) => (
-          <select id={id} aria-describedby={d} value={idp} onChange={(e) => setIdp(e.currentTarget.value as IdpKey)}>
-            {Object.entries(IDPS).map(([key, p]) => (
-              <option key={key} value={key}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <Field label="Connection name" hint="Optional; defaults to the identity provider's name." error={action.error}>
-        {(id, d) => (
-          <input
-            id={id}
-            maxLength={256}
-            aria-describedby={d}
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <SelectField
+        label="Identity provider"
+        hint="Chooses the setup guide shown next; you can switch guides later."
+        value={idp}
+        options={IDP_OPTIONS}
+        onChange={setIdp}
+      />
+      <TextField
+        label="Connection name"
+        hint="Optional; defaults to the identity provider's name."
+        error={action.error}
+        value={name}
+        onInput={setName}
+        maxLength={256}
+      />
       <div class="form-end">
         <button type="submit" disabled={action.busy}>
           Create connection

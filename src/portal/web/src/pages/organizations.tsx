@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { call, enc, type Organization, q } from "../api.js";
 import { Link, navigate } from "../router.js";
-import { Confirm, Empty, ErrorNote, Field, Loading, Time, useAction, useLoad } from "../ui.js";
+import { Field, RowButton, TextField } from "../fields.js";
+import { Confirm, Empty, ErrorNote, Loading, Time, useAction, useLoad } from "../ui.js";
 
 type OrgList = { organizations: Organization[]; next_page_token: string };
 
@@ -26,17 +27,13 @@ export function OrganizationsPage() {
       </p>
       <CreateOrganization onCreated={(o) => navigate(`/organizations/${enc(o.id)}`)} />
       <div class="toolbar">
-        <Field label="Search organizations" hint="By name, or by exact id.">
-          {(id, d) => (
-            <input
-              id={id}
-              type="search"
-              aria-describedby={d}
-              value={search}
-              onInput={(e) => setSearch(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextField
+          label="Search organizations"
+          hint="By name, or by exact id."
+          value={search}
+          onInput={setSearch}
+          type="search"
+        />
       </div>
       <ErrorNote error={list.error} />
       {list.loading && list.data === undefined ? <Loading what="organizations" /> : null}
@@ -95,19 +92,14 @@ function CreateOrganization({ onCreated }: { onCreated: (o: Organization) => voi
         });
       }}
     >
-      <Field label="New organization name" error={action.error}>
-        {(id, d) => (
-          <input
-            id={id}
-            required
-            maxLength={256}
-            aria-describedby={d}
-            aria-invalid={action.error !== undefined}
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <TextField
+        label="New organization name"
+        error={action.error}
+        value={name}
+        onInput={setName}
+        required
+        maxLength={256}
+      />
       <button type="submit" disabled={action.busy || name.trim() === ""}>
         Create organization
       </button>
@@ -164,22 +156,12 @@ function OrganizationRow({ org, onChanged }: { org: Organization; onChanged: () 
         </form>
       ) : (
         <div class="row-actions">
-          <button
-            type="button"
-            class="secondary small"
-            onClick={() => setRenaming(true)}
-            aria-label={`Rename ${org.name}`}
-          >
+          <RowButton label={`Rename ${org.name}`} onClick={() => setRenaming(true)}>
             Rename
-          </button>
-          <button
-            type="button"
-            class="danger small"
-            onClick={() => setConfirming(true)}
-            aria-label={`Delete ${org.name}`}
-          >
+          </RowButton>
+          <RowButton label={`Delete ${org.name}`} danger onClick={() => setConfirming(true)}>
             Delete
-          </button>
+          </RowButton>
         </div>
       )}
       {confirming ? (

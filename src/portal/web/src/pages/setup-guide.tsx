@@ -2,10 +2,11 @@ import { useState } from "preact/hooks";
 import { type Connection, call, enc } from "../api.js";
 import { useLocation } from "../router.js";
 import { oneTime } from "../secrets.js";
-import { Confirm, CopyField, Field, randomSecret } from "../ui.js";
-import { type GuideValue, IDPS, type IdpKey, isIdpKey } from "./idps.js";
+import { SelectField } from "../fields.js";
+import { Confirm, CopyField, Time } from "../ui.js";
+import { type GuideValue, IDP_OPTIONS, IDPS, type IdpKey, isIdpKey } from "./idps.js";
 
-export function SetupGuide({ conn }: { conn: Connection }) {
+export function SetupGuide({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
   const loc = useLocation();
   const fromUrl = loc.query.get("idp");
   const [idp, setIdp] = useState<IdpKey>(isIdpKey(fromUrl) ? fromUrl : "okta");
@@ -16,17 +17,7 @@ export function SetupGuide({ conn }: { conn: Connection }) {
   return (
     <>
       <h2>Set up {guide.name}</h2>
-      <Field label="Identity provider">
-        {(id) => (
-          <select id={id} value={idp} onChange={(e) => setIdp(e.currentTarget.value as IdpKey)}>
-            {Object.entries(IDPS).map(([key, p]) => (
-              <option key={key} value={key}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <SelectField label="Identity provider" value={idp} options={IDP_OPTIONS} onChange={setIdp} />
       <ol class="steps">
         {guide.where.map((s) => (
           <li key={s}>{s}</li>
@@ -40,8 +31,8 @@ export function SetupGuide({ conn }: { conn: Connection }) {
               <div class="copy-field" key={f.label}>
                 <p class="label">{f.label}</p>
                 <p class="hint">
-                  The secret was shown once, when it was generated; Roster keeps only its hash. Lost it? Generate a new
-                  one below; the old one stops working at once.
+                  The secret was shown once, when it was generated; Roster keeps only its hash. Lost it? Rotate it
+                  below, with time for the identity provider to switch over.
                 </p>
               </div>
             );
@@ -61,11 +52,12 @@ export function SetupGuide({ conn }: { conn: Connection }) {
           </p>
         ) : null}
       </section>
-      <RegenerateSecret
+      <RotateSecret
         conn={conn}
         onNew={(s) => {
           oneTime.put(conn.client_id, s);
           setSecret(s);
+          onChanged();
         }}
       />
       <h3>Then</h3>
@@ -78,29 +70,72 @@ export function SetupGuide({ conn }: { conn: Connection }) {
   );
 }
 
-/** Today one secret is live per connection: a new one replaces the old at once. */
-function RegenerateSecret({ conn, onNew }: { conn: Connection; onNew: (secret: string) => void }) {
+const GRACE: readonly [string, string][] = [
+  ["0", "no time: stop it now (leaked secret)"],
+  ["3600", "1 hour"],
+  ["86400", "24 hours"],
+  ["604800", "7 days"],
+];
+
+/**
+ * A new server-generated secret; during the grace period the replaced one keeps working too (at most two are live),
+ * so the identity provider can be switched over without failed pushes.
+ */
+function RotateSecret({ conn, onNew }: { conn: Connection; onNew: (secret: string) => void }) {
   const [confirming, setConfirming] = useState(false);
+  const [grace, setGrace] = useState("86400");
   return (
-    <div class="actions">
-      <button type="button" class="secondary" onClick={() => setConfirming(true)}>
-        Generate a new SCIM secret
-      </button>
+    <div class="card">
+      <h3>Rotate the SCIM secret</h3>
+      {conn.previous_secret_expire_time !== null ? (
+        <dl class="facts" aria-label="Previous secret">
+          <dt>Rotated</dt>
+          <dd>
+            <Time iso={conn.secret_rotate_time} />
+          </dd>
+          <dt>Previous secret accepted until</dt>
+          <dd>
+            <Time iso={conn.previous_secret_expire_time} />
+          </dd>
+          <dt>Previous secret last used</dt>
+          <dd>
+            {conn.previous_secret_last_used_time === null ? (
+              "not since the rotation"
+            ) : (
+              <Time iso={conn.previous_secret_last_used_time} />
+            )}
+          </dd>
+        </dl>
+      ) : null}
+      <div class="inline-form">
+        <SelectField label="The current secret keeps working for" value={grace} options={GRACE} onChange={setGrace} />
+        <button type="button" class="secondary" onClick={() => setConfirming(true)}>
+          Rotate secret
+        </button>
+      </div>
       {confirming ? (
         <Confirm
-          title="Generate a new SCIM secret?"
-          confirmLabel="Replace the secret"
+          title="Rotate the SCIM secret?"
+          confirmLabel="Rotate secret"
           onClose={() => setConfirming(false)}
           onConfirm={async () => {
-            const secret = `scim_${randomSecret(32)}`;
-            await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=secret`, { secret });
-            onNew(secret);
+            const out = await call<Connection>("POST", `/scimClients/${enc(conn.client_id)}:rotateSecret`, {
+              grace_period: `${grace}s`,
+            });
+            if (out.secret !== undefined) onNew(out.secret);
           }}
         >
-          <p>
-            The current secret stops working immediately: the identity provider gets 401 until you paste the new secret
-            into its console.
-          </p>
+          {grace === "0" ? (
+            <p>
+              The current secret stops working immediately: the identity provider gets 401 until you paste the new
+              secret into its console.
+            </p>
+          ) : (
+            <p>
+              Roster generates a new secret and accepts both for the chosen time. Paste the new one into the identity
+              provider's console before it ends; an earlier previous secret stops now.
+            </p>
+          )}
         </Confirm>
       ) : null}
     </div>

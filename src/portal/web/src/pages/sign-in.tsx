@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { AdminApiError, call, token } from "../api.js";
-import { Field, messageOf } from "../ui.js";
+import { Field } from "../fields.js";
+import { messageOf } from "../ui.js";
 
 /** The admin token is checked against the API before it is kept, and kept only in this tab's sessionStorage. */
 export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createObservability, startTracing, type Tracing } from "../../src/observability/index.js";
 import { ManualClock } from "../../src/platform/clock.js";
@@ -99,4 +100,50 @@ it("exports a SCIM request as one trace: server span → handler → mapping eva
   expect(delivery?.attributes["roster.delivery_success"]).toBe(true);
   expect(JSON.stringify(collector.spans)).not.toContain("Trace-Pa55!");
   expect(JSON.stringify(collector.spans)).not.toContain(c.secret);
+});
+
+it("links the webhook delivery of a request's event to the request's server span; the delivery carries no trace header", async () => {
+  const c = await seedClient(t, { webhook: { url: hooks.url, secret: "whsec_traces_link_0123456789" } });
+  const spansBefore = collector.spans.length;
+  const hooksBefore = hooks.received.length;
+  const res = await t.request({
+    method: "POST",
+    url: `${c.base}/Users`,
+    headers: c.headers,
+    payload: JSON.stringify({ schemas: [USER], userName: "linked@example.com" }),
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  const { rows } = await sql<{ id: string; traceparent: string | null }>`
+    select id, traceparent from webhook_outbox where client_id = ${c.clientId}`.execute(database.db);
+  expect(rows).toHaveLength(1);
+  await webhooks.dispatcher.drain();
+  await tracing.flush();
+
+  const fresh = collector.spans.slice(spansBefore);
+  const server = fresh.find((s) => s.name === "scim users.create");
+  const delivery = fresh.find((s) => s.name === "webhook.deliver" && s.attributes["roster.webhook_id"] === rows[0]?.id);
+  expect(server, fresh.map((s) => s.name).join(", ")).toBeDefined();
+  expect(delivery, fresh.map((s) => s.name).join(", ")).toBeDefined();
+  if (server === undefined || delivery === undefined) return;
+  // The outbox row keeps the request's server span (not the handler's or a statement's span under it).
+  expect(rows[0]?.traceparent).toBe(`00-${server.traceId}-${server.spanId}-01`);
+  expect(delivery.links.map((l) => ({ traceId: l.traceId, spanId: l.spanId }))).toEqual([
+    { traceId: server.traceId, spanId: server.spanId },
+  ]);
+  // A link, not a parent: the delivery runs later, in the dispatcher's own trace.
+  expect(delivery.traceId).not.toBe(server.traceId);
+
+  const sent = hooks.received.slice(hooksBefore);
+  expect(sent).toHaveLength(1);
+  expect(Object.keys(sent[0]?.headers ?? {}).sort()).toEqual([
+    "connection",
+    "content-length",
+    "content-type",
+    "host",
+    "service-signature",
+    "user-agent",
+    "webhook-id",
+    "webhook-signature",
+    "webhook-timestamp",
+  ]);
 });

@@ -1,0 +1,56 @@
+import type { ScimClient } from "../../directory/scim-clients/service.js";
+import { monotonicUuidv7 } from "../ids.js";
+import { loggedRequestBody, loggedResponseBody, redactQuery } from "../redact.js";
+import type { NewRequestLogRow } from "./repo.js";
+
+/**
+ * A SCIM request as its onResponse hook saw it: the parsed request body and the payload sent, both by reference (no
+ * copy, no serialisation, no redaction on the request's path). The background writer turns it into a row.
+ */
+export interface ObservedRequest {
+  readonly client: Pick<ScimClient, "clientId" | "organizationId">;
+  readonly time: number;
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  readonly ms: number;
+  readonly resourceId: string | null;
+  readonly requestBody: unknown;
+  readonly responsePayload: unknown;
+  readonly userAgent: string | undefined;
+}
+
+const SCIM_TYPE = /"scimType"\s*:\s*"([A-Za-z]+)"/;
+
+/** One request log row: the path without its query, secrets redacted, bodies cut at 64 KiB. */
+export function requestLogEntry(r: ObservedRequest): NewRequestLogRow {
+  const q = r.url.indexOf("?");
+  const request = loggedRequestBody(r.requestBody);
+  const response = loggedResponseBody(r.responsePayload);
+  return {
+    id: monotonicUuidv7(r.time),
+    client_id: r.client.clientId,
+    organization_id: r.client.organizationId,
+    time: new Date(r.time),
+    method: r.method,
+    path: q < 0 ? r.url : r.url.slice(0, q),
+    query: q < 0 ? "" : redactQuery(r.url.slice(q + 1)),
+    status: r.status,
+    scim_type: r.status >= 400 ? (scimTypeOf(r.responsePayload) ?? null) : null,
+    duration_ms: roundMs(r.ms),
+    resource_id: r.resourceId,
+    request_body: request.text,
+    request_truncated: request.truncated,
+    response_body: response.text,
+    response_truncated: response.truncated,
+    user_agent: r.userAgent ?? null,
+  };
+}
+
+/** The `scimType` of a SCIM error body as sent. */
+export function scimTypeOf(payload: unknown): string | undefined {
+  if (typeof payload !== "string") return undefined;
+  return SCIM_TYPE.exec(payload)?.[1];
+}
+
+export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;

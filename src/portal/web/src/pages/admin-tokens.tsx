@@ -1,0 +1,155 @@
+import { useState } from "preact/hooks";
+import { type AdminToken, call, enc, q } from "../api.js";
+import { RowButton, SelectField, TextField } from "../fields.js";
+import { Confirm, Empty, ErrorNote, ListStatus, OnceSecret, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
+
+const DAY_MS = 86_400_000;
+const EXPIRY: readonly [string, string][] = [
+  ["", "never"],
+  ["30", "in 30 days"],
+  ["90", "in 90 days"],
+  ["365", "in a year"],
+];
+
+/** Named admin tokens: an `admin` can do everything, a `viewer` only read (and verify API keys). */
+export function AdminTokensPage() {
+  const pager = usePager();
+  const [fresh, setFresh] = useState<AdminToken | undefined>();
+  const [revoking, setRevoking] = useState<AdminToken | undefined>();
+  const list = useLoad(
+    () =>
+      call<{ admin_tokens: AdminToken[]; next_page_token: string }>(
+        "GET",
+        `/adminTokens${q({ page_size: 50, page_token: pager.token })}`,
+      ),
+    [pager.token],
+  );
+  const tokens = list.data?.admin_tokens ?? [];
+  return (
+    <section>
+      <h1>Admin tokens</h1>
+      <p class="lead">
+        Named tokens for people and tools that use the admin API or this portal, each revocable on its own. A viewer
+        token reads everything and verifies API keys, and changes nothing. The token Roster was started with is not
+        listed here.
+      </p>
+      <CreateToken
+        onCreated={(t) => {
+          setFresh(t);
+          list.reload();
+        }}
+      />
+      {fresh?.token === undefined ? null : (
+        <OnceSecret label={`Token of ${fresh.name}`} value={fresh.token}>
+          Give it to whoever uses it; it signs in here or goes in an Authorization: Bearer header.
+        </OnceSecret>
+      )}
+      <ListStatus
+        load={list}
+        what="admin tokens"
+        isEmpty={tokens.length === 0}
+        empty={
+          <Empty title="No named admin tokens">Create one above, for example a viewer token for a dashboard.</Empty>
+        }
+      />
+      <ul class="cards" aria-label="Admin tokens">
+        {tokens.map((t) => (
+          <li class="card row" key={t.id}>
+            <div class="row-main">
+              <span class="row-title">{t.name}</span>{" "}
+              <span class={`badge ${t.state === "ACTIVE" ? "ok" : "bad"}`}>{t.state.toLowerCase()}</span>{" "}
+              <span class="badge">{t.role}</span>
+              <span class="small muted">
+                created <Time iso={t.create_time} /> · last used{" "}
+                {t.last_used_time === null ? "never" : <Time iso={t.last_used_time} />}
+                {t.expire_time === null ? null : (
+                  <>
+                    {" "}
+                    · expires <Time iso={t.expire_time} />
+                  </>
+                )}
+                {t.revoke_time === null ? null : (
+                  <>
+                    {" "}
+                    · revoked <Time iso={t.revoke_time} />
+                  </>
+                )}
+              </span>
+            </div>
+            {t.state === "REVOKED" ? null : (
+              <div class="row-actions">
+                <RowButton label={`Revoke ${t.name}`} danger onClick={() => setRevoking(t)}>
+                  Revoke
+                </RowButton>
+              </div>
+            )}
+          </li>
+        ))}
+      </ul>
+      <Pager pager={pager} nextToken={list.data?.next_page_token} />
+      {revoking === undefined ? null : (
+        <Confirm
+          title={`Revoke ${revoking.name}?`}
+          confirmLabel="Revoke token"
+          onClose={() => setRevoking(undefined)}
+          onConfirm={async () => {
+            await call("DELETE", `/adminTokens/${enc(revoking.id)}`);
+            list.reload();
+          }}
+        >
+          <p>Every request with this token is refused from now on, on every Roster instance. Revocation is final.</p>
+        </Confirm>
+      )}
+    </section>
+  );
+}
+
+function CreateToken({ onCreated }: { onCreated: (t: AdminToken) => void }) {
+  const [name, setName] = useState("");
+  const [role, setRole] = useState<"admin" | "viewer">("viewer");
+  const [days, setDays] = useState("90");
+  const action = useAction();
+  return (
+    <form
+      class="card grid-form"
+      aria-label="Create an admin token"
+      onSubmit={(e) => {
+        e.preventDefault();
+        action.run(async () => {
+          const created = await call<AdminToken>("POST", "/adminTokens", {
+            name: name.trim(),
+            role,
+            ...(days === "" ? {} : { expire_time: new Date(Date.now() + Number(days) * DAY_MS).toISOString() }),
+          });
+          setName("");
+          onCreated(created);
+        });
+      }}
+    >
+      <TextField
+        label="Token name"
+        hint="Who or what uses it, e.g. grafana or jane@ops."
+        value={name}
+        onInput={setName}
+        required
+        maxLength={256}
+      />
+      <SelectField
+        label="Role"
+        value={role}
+        options={[
+          ["viewer", "viewer: read only"],
+          ["admin", "admin: everything"],
+        ]}
+        onChange={setRole}
+      />
+      <SelectField label="Expires" value={days} options={EXPIRY} onChange={setDays} />
+      <div class="form-end span">
+        <button type="submit" disabled={action.busy}>
+          Create token
+        </button>
+      </div>
+      <ErrorNote error={action.error} />
+    </form>
+  );
+}

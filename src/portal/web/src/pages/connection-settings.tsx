@@ -1,0 +1,203 @@
+import { useState } from "preact/hooks";
+import { type Connection, call, enc, type RequestLogMode } from "../api.js";
+import { navigate } from "../router.js";
+import { oneTime } from "../secrets.js";
+import { Field, SelectField, TextField } from "../fields.js";
+import { Confirm, CopyField, ErrorNote, Time, useAction } from "../ui.js";
+import { WebhookSettings } from "./webhook-settings.js";
+
+export function Settings({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
+  return (
+    <>
+      <div class="card">
+        <CopyField label="SCIM base URL" value={conn.scim_base_url} />
+        <p class="small muted">
+          Client id <span class="mono">{conn.client_id}</span> · created <Time iso={conn.create_time} /> · updated{" "}
+          <Time iso={conn.update_time} />
+        </p>
+      </div>
+      <GeneralSettings conn={conn} onChanged={onChanged} />
+      <WebhookSettings conn={conn} onChanged={onChanged} />
+      <Extensions conn={conn} onChanged={onChanged} />
+      <DeleteConnection conn={conn} />
+    </>
+  );
+}
+
+function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
+  const [name, setName] = useState(conn.name);
+  const [tenant, setTenant] = useState(conn.tenant);
+  const [product, setProduct] = useState(conn.product);
+  const [autoLink, setAutoLink] = useState(conn.auto_link);
+  const [requestLog, setRequestLog] = useState<RequestLogMode>(conn.request_log);
+  const [saved, setSaved] = useState(false);
+  const action = useAction();
+  return (
+    <form
+      class="card grid-form"
+      aria-labelledby="general-h"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setSaved(false);
+        action.run(async () => {
+          const mask = "name,tenant,product,auto_link,request_log";
+          await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=${mask}`, {
+            name: name.trim(),
+            tenant: tenant.trim(),
+            product: product.trim(),
+            auto_link: autoLink,
+            request_log: requestLog,
+          });
+          setSaved(true);
+          onChanged();
+        });
+      }}
+    >
+      <h2 id="general-h" class="span">
+        General
+      </h2>
+      <Field label="Connection name">
+        {(id) => <input id={id} maxLength={256} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+      </Field>
+      <TextField
+        label="Tenant"
+        hint="Copied into every webhook of this connection, to route it in your application."
+        value={tenant}
+        onInput={setTenant}
+        maxLength={256}
+      />
+      <TextField
+        label="Product"
+        hint="Copied into every webhook, like tenant."
+        value={product}
+        onInput={setProduct}
+        maxLength={256}
+      />
+      <SelectField
+        label="SCIM request log"
+        hint="What the SCIM requests tab keeps of this connection's requests, with bodies."
+        value={requestLog}
+        options={[
+          ["errors", "Failed requests (4xx, 5xx)"],
+          ["all", "Every request"],
+          ["off", "Off"],
+        ]}
+        onChange={setRequestLog}
+      />
+      <div class="field span">
+        <label class="check">
+          <input type="checkbox" checked={autoLink} onChange={(e) => setAutoLink(e.currentTarget.checked)} />
+          Auto-link: a user created with the userName or email of an existing identity of this organization is linked to
+          it instead of refused as a duplicate.
+        </label>
+      </div>
+      <div class="form-end span">
+        <button type="submit" disabled={action.busy}>
+          Save settings
+        </button>
+        {saved && action.error === undefined ? <span role="status">Saved.</span> : null}
+      </div>
+      <ErrorNote error={action.error} />
+    </form>
+  );
+}
+
+function DeleteConnection({ conn }: { conn: Connection }) {
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <div class="card danger-zone">
+      <h2>Delete this connection</h2>
+      <p>The identity provider can no longer push to it. Users and groups it synced stay in the organization.</p>
+      <button type="button" class="danger" onClick={() => setConfirming(true)}>
+        Delete connection
+      </button>
+      {confirming ? (
+        <Confirm
+          title={`Delete ${conn.name === "" ? conn.client_id : conn.name}?`}
+          confirmLabel="Delete connection"
+          onClose={() => setConfirming(false)}
+          onConfirm={async () => {
+            await call("DELETE", `/scimClients/${enc(conn.client_id)}`);
+            oneTime.drop(conn.client_id);
+            navigate(`/organizations/${enc(conn.organization_id)}`);
+          }}
+        >
+          <p>This removes the connection, its SCIM secret, its webhook settings, pending webhooks and its event log.</p>
+          <p>Users and groups it pushed stay in the organization.</p>
+        </Confirm>
+      ) : null}
+    </div>
+  );
+}
+
+/** SCIM schema extensions the connection declares (validated by the server) and what happens to undeclared ones. */
+function Extensions({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
+  const [text, setText] = useState(conn.extensions.length === 0 ? "[]" : JSON.stringify(conn.extensions, null, 2));
+  const [unknown, setUnknown] = useState(conn.unknown_extensions);
+  const [saved, setSaved] = useState(false);
+  const action = useAction();
+  return (
+    <form
+      class="card"
+      aria-labelledby="extensions-h"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setSaved(false);
+        action.run(async () => {
+          let extensions: unknown;
+          try {
+            extensions = JSON.parse(text);
+          } catch (err) {
+            throw new Error(`not JSON: ${err instanceof Error ? err.message : String(err)}`);
+          }
+          await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=extensions,unknown_extensions`, {
+            extensions,
+            unknown_extensions: unknown,
+          });
+          setSaved(true);
+          onChanged();
+        });
+      }}
+    >
+      <h2 id="extensions-h">SCIM schema extensions</h2>
+      <p class="hint">
+        {conn.extensions.length === 0
+          ? "None declared: users carry only the core and enterprise schemas."
+          : `Declared: ${conn.extensions.map((x) => (x as { schema?: string }).schema ?? "?").join(", ")}.`}
+      </p>
+      <Field
+        label="Declarations (JSON array)"
+        hint="Each with schema (a URN), name, resource User and attributes; Roster checks them when you save."
+        error={action.error}
+      >
+        {(id, d) => (
+          <textarea
+            id={id}
+            class="mono"
+            rows={6}
+            spellcheck={false}
+            aria-describedby={d}
+            aria-invalid={action.error !== undefined}
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <SelectField
+        label="A body with an undeclared schema URN"
+        value={unknown}
+        options={[
+          ["reject", "is refused (400)"],
+          ["store", "is stored as sent"],
+        ]}
+        onChange={setUnknown}
+      />
+      <div class="form-end">
+        <button type="submit" disabled={action.busy}>
+          Save extensions
+        </button>
+        {saved && action.error === undefined ? <span role="status">Saved.</span> : null}
+      </div>
+    </form>
+  );
+}
