@@ -9,11 +9,10 @@ import type { ScimClientService } from "../directory/scim-clients/service.js";
 import { installAdminObservability, type Observability, registerObservabilityRoutes } from "../observability/index.js";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
-import type { Db } from "../storage/database.js";
 import type { Webhooks } from "../webhooks/index.js";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./plugin.js";
 import { registerApiKeyRoutes } from "./routes/api-keys.js";
-import { registerDirectoryRoutes } from "./routes/directory.js";
+import { type DirectoryRouteDeps, registerDirectoryRoutes } from "./routes/directory.js";
 import { registerEventRoutes } from "./routes/events.js";
 import { registerIdentityRoutes } from "./routes/identities.js";
 import { registerOrganizationRoutes } from "./routes/organizations.js";
@@ -27,7 +26,8 @@ import type { AdminTokenService } from "./tokens/service.js";
 import { adminValidatorCompiler } from "./validation.js";
 
 export interface AdminApiDeps {
-  readonly db: Db;
+  /** The database the directory browser counts members in and bulk resend writes the outbox with. */
+  readonly db: DirectoryRouteDeps["db"];
   readonly clock: Clock;
   readonly logger: Logger;
   /** Salted hash of the bootstrap admin token. */
