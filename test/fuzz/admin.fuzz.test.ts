@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, adminHeaders } from "../helpers/seed.js";
 import {
   bodyText,
@@ -17,15 +16,15 @@ import {
   updateMask,
 } from "./arbitraries.js";
 import { check, expectReady, runsFor, send, timeoutFor } from "./harness.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Property-based: hostile admin requests never answer 5xx, always the admin error body on 4xx, change nothing then. */
-let t: TestApp;
+const { t } = useTestApp();
 const orgs: string[] = [];
 const keys: string[] = [];
 const clients: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp();
   for (let i = 0; i < 2; i++) {
     const org = await adminCall(t, "POST", "/organizations", { name: `fuzz ${i}` });
     orgs.push(org.json().id as string);
@@ -37,7 +36,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await expectReady(t);
-  await t.close();
 });
 
 const A = "/v2alpha1/admin";

@@ -1,14 +1,10 @@
 import fc from "fast-check";
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Generators of hostile input: valid request shapes whose values are what a broken or malicious client sends —
  * NUL, lone surrogates, huge strings, deep nesting, numbers where strings go, prototype keys, unicode edge cases.
  */
-
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
 /** Characters that have broken a server somewhere: NUL, surrogate halves, BOM, bidi, line separators, expanding case. */
 const NASTY = [
@@ -142,7 +138,7 @@ export const userBody: fc.Arbitrary<unknown> = fc
   .tuple(
     usually(
       {
-        schemas: goodOrHostile(fc.constantFrom([USER_SCHEMA], [USER_SCHEMA, ENTERPRISE])),
+        schemas: goodOrHostile(fc.constantFrom([USER_SCHEMA], [USER_SCHEMA, ENTERPRISE_SCHEMA])),
         userName: goodOrHostile(email),
         externalId: goodOrHostile(fc.uuid()),
         displayName: goodOrHostile(edgyString),
@@ -160,7 +156,7 @@ export const userBody: fc.Arbitrary<unknown> = fc
           fc.array(partial({ value: edgyString, type: fc.constant("work") }), { maxLength: 2 }),
         ),
         timezone: goodOrHostile(fc.constantFrom("Europe/Paris", "UTC")),
-        [ENTERPRISE]: goodOrHostile(
+        [ENTERPRISE_SCHEMA]: goodOrHostile(
           partial({
             employeeNumber: goodOrHostile(fc.string({ maxLength: 8 })),
             department: goodOrHostile(edgyString),
@@ -211,9 +207,9 @@ const USER_PATHS = [
   'emails[type eq "work"]',
   "phoneNumbers",
   "title",
-  ENTERPRISE,
-  `${ENTERPRISE}:manager`,
-  `${ENTERPRISE}:employeeNumber`,
+  ENTERPRISE_SCHEMA,
+  `${ENTERPRISE_SCHEMA}:manager`,
+  `${ENTERPRISE_SCHEMA}:employeeNumber`,
   "members",
   'members[value eq "x"]',
   "meta.lastModified",
@@ -228,7 +224,10 @@ const patchValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.array(fc.record({ value: edgyString, type: fc.constantFrom("work", "home") }), { maxLength: 2 }),
   fc.record({ displayName: edgyString, userName: email, title: edgyString }, { requiredKeys: [] }),
   fc.record({
-    [ENTERPRISE]: fc.record({ department: edgyString, schemas: fc.constant([ENTERPRISE]) }, { requiredKeys: [] }),
+    [ENTERPRISE_SCHEMA]: fc.record(
+      { department: edgyString, schemas: fc.constant([ENTERPRISE_SCHEMA]) },
+      { requiredKeys: [] },
+    ),
   }),
 );
 
@@ -271,7 +270,7 @@ export const filter: fc.Arbitrary<string> = fc.oneof(
 const startIndex = fc.oneof(fc.integer().map(String), hostileString, fc.constantFrom("1", "5001", "1e3", "0x10"));
 const count = fc.oneof(fc.integer().map(String), hostileString, fc.constantFrom("0", "1000", "1001", "-1"));
 const cursor = fc.oneof(hostileString, fc.base64String({ maxLength: 80 }), fc.constant(""));
-const attributes = fc.oneof(fc.constantFrom("members", "userName,emails", ENTERPRISE), hostileString);
+const attributes = fc.oneof(fc.constantFrom("members", "userName,emails", ENTERPRISE_SCHEMA), hostileString);
 const excludedAttributes = fc.oneof(fc.constantFrom("members", "groups"), hostileString);
 
 /** Query parameters of a list request (each a raw, unencoded value), in the combinations clients use. */

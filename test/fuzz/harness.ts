@@ -3,6 +3,7 @@ import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { expect } from "vitest";
 import type { TestApp } from "../helpers/app.js";
+import { ERROR_SCHEMA } from "../helpers/constants.js";
 
 /**
  * The fuzz suite's properties and budget. `npm test` runs a bounded share of FUZZ_RUNS (default 5 000 cases over
@@ -56,8 +57,6 @@ const statuses = new Map<number, number>();
 export const countStatus = (status: number): void => {
   statuses.set(status, (statuses.get(status) ?? 0) + 1);
 };
-
-const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
 /** Never a 5xx; a 4xx in the protocol's error body and content type. */
 export function expectProtocolAnswer(res: LightMyRequestResponse, protocol: Protocol, what: string): void {

@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
 import {
   bodyText,
   contentType,
@@ -14,16 +13,14 @@ import {
   userBody,
 } from "./arbitraries.js";
 import { check, expectReady, runsFor, send, timeoutFor } from "./harness.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Property-based: hostile SCIM requests never answer 5xx, always answer a SCIM Error on 4xx, change nothing then. */
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 const users: string[] = [];
 const groups: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   for (let i = 0; i < 3; i++) {
     const u = await scim(t, c, "POST", "/Users", { userName: `seed${i}@example.com` });
     users.push(u.json().id as string);
@@ -33,7 +30,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await expectReady(t);
-  await t.close();
 });
 
 const headersWith = (type: string | undefined): Record<string, string> => ({

@@ -1,28 +1,23 @@
 import { connect } from "node:net";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { adminHeaders, type SeededClient, seedClient } from "../helpers/seed.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { adminHeaders } from "../helpers/seed.js";
 import { hostileString, rawEncode } from "./arbitraries.js";
 import { check, countStatus, runsFor, timeoutFor } from "./harness.js";
+import { ERROR_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * Over a real socket, where Node's HTTP parser answers before Fastify does: oversized URLs and headers, odd header
  * bytes, malformed request lines. Every request gets an answer (never a dropped connection), never a 5xx, and
  * under /scim/ or the admin API the protocol's error body.
  */
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true, listen: true });
 let port = 0;
 
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-  await t.app.listen({ host: "127.0.0.1", port: 0 });
-  const address = t.app.server.address();
-  port = typeof address === "object" && address !== null ? address.port : 0;
+beforeAll(() => {
+  port = Number(new URL(t.url).port);
 });
-afterAll(async () => t.close());
 
 interface RawAnswer {
   readonly status: number;
@@ -60,8 +55,6 @@ function rawRequest(port: number, bytes: Buffer): Promise<RawAnswer> {
     socket.write(bytes);
   });
 }
-
-const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
 function expectAnswer(answer: RawAnswer, protocol: "scim" | "admin" | "other", what: string): void {
   const context = `${what.slice(0, 200)} → ${answer.status} ${answer.body.slice(0, 200)}`;

@@ -1,9 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import type { TestApp } from "./app.js";
 import { type SeededClient, scim } from "./seed.js";
-
-export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
-export const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+import { GROUP_SCHEMA, PATCH_OP } from "./constants.js";
 
 export interface ScimMember {
   value: string;

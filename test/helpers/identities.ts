@@ -1,7 +1,6 @@
 import { uuidv7 } from "../../src/platform/ids.js";
 import type { Db } from "../../src/storage/database.js";
-
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
+import { USER_SCHEMA } from "./constants.js";
 
 /** The identities row and userName identifier the Users API would store for this user. */
 function rowsOf(orgId: string, id: string, userName: string, scim: Record<string, unknown>, now: Date) {

@@ -3,8 +3,8 @@ import { createObservability, type Observability, type ObservabilityOptions } fr
 import { ManualClock } from "../../src/platform/clock.js";
 import { createLogger } from "../../src/platform/logger.js";
 import type { Webhooks } from "../../src/webhooks/index.js";
-import { createTestApp, createTestDatabase, type TestApp } from "./app.js";
-import { TEST_SECRETS, testWebhooks } from "./webhooks.js";
+import { createTestApp, type TestApp } from "./app.js";
+import { createTestDatabase } from "./database.js";
 
 export interface ObservedApp {
   readonly t: TestApp;
@@ -32,19 +32,18 @@ export async function createObservedApp(
     ...(options.retentionDays === undefined ? {} : { retentionDays: options.retentionDays }),
     ...(options.pools === undefined ? {} : { pools: options.pools }),
   });
-  const webhooks = testWebhooks(database.db, clock, { wrapSender: obs.wrapSender });
   const t = await createTestApp({
     database,
     clock,
-    secrets: TEST_SECRETS,
-    extra: { observability: obs, webhooks },
+    webhooks: { wrapSender: obs.wrapSender },
+    extra: { observability: obs },
   });
   return {
     t,
     obs,
-    webhooks,
+    webhooks: t.webhooks,
     async close() {
-      await webhooks.dispatcher.stop();
+      await t.webhooks.dispatcher.stop();
       await t.close();
       await database.close();
     },

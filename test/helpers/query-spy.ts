@@ -1,31 +1,67 @@
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { type Db, quoteIdent } from "../../src/storage/database.js";
+import type { Database } from "../../src/storage/schema.js";
+import type { TestDatabase } from "./database.js";
 
-/** Records every statement the app sends (as its operation tree), to count the reads a request makes. */
-export class QuerySpy implements KyselyPlugin {
-  readonly statements: string[] = [];
+export interface LoggedQuery {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
 
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.statements.push(JSON.stringify(args.node));
-    return args.node;
-  }
+/**
+ * Every statement an app sends, as compiled SQL with its parameters: for counting the reads a request makes and for
+ * EXPLAINing the exact statements. The app runs on `db`, a Kysely of its own on the test schema that logs each query.
+ */
+export interface QuerySpy {
+  readonly db: Db;
+  readonly queries: LoggedQuery[];
+  /** Statements since the last reset whose SQL mentions `text` (a table name, say). */
+  mentioning(text: string): number;
+  reset(): void;
+  close(): Promise<void>;
+}
 
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return args.result;
-  }
+export function spyOnQueries(database: TestDatabase): QuerySpy {
+  const queries: LoggedQuery[] = [];
+  const pool = new pg.Pool({
+    connectionString: database.url,
+    max: 5,
+    options: `-c search_path=${quoteIdent(database.schema)}`,
+  });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => {
+      if (event.level === "query") queries.push({ sql: event.query.sql, parameters: event.query.parameters });
+    },
+  });
+  return {
+    db,
+    queries,
+    mentioning: (text) => queries.filter((q) => q.sql.includes(text)).length,
+    reset: () => {
+      queries.length = 0;
+    },
+    close: () => db.destroy(),
+  };
+}
 
-  /** Statements since the last reset that mention `text` (a table name, say). */
-  mentioning(text: string): number {
-    return this.statements.filter((s) => s.includes(text)).length;
-  }
+/**
+ * A session on the test schema that plans without sequential scans, so a statement no index serves shows a Seq Scan
+ * in its plan; `end()` it after the suite.
+ */
+export async function openExplainer(database: TestDatabase): Promise<pg.Client> {
+  const explainer = new pg.Client({
+    connectionString: database.url,
+    options: `-c search_path=${quoteIdent(database.schema)}`,
+  });
+  await explainer.connect();
+  await explainer.query("set enable_seqscan = off");
+  return explainer;
+}
 
-  reset(): void {
-    this.statements.length = 0;
-  }
+/** The plan of a logged statement, with its own parameters, as text. */
+export async function planOf(explainer: pg.Client, q: LoggedQuery): Promise<string> {
+  const { rows } = await explainer.query(`explain ${q.sql}`, [...q.parameters]);
+  return rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
 }

@@ -1,9 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-
-export const CHILD_ADMIN_TOKEN = "child-admin-token-0123456789";
-export const CHILD_SECRETS = "child-secret-key-child-secret-key-0123456789";
+import { ADMIN_TOKEN, ROSTER_SECRETS } from "./constants.js";
 
 /** Roster started as `npm start` starts it: `node --import tsx src/server.ts`, as a child process on a real port. */
 export interface RosterProcess {
@@ -18,13 +16,17 @@ export interface RosterProcess {
   readonly exited: Promise<number | string>;
   /** SIGTERM, then SIGKILL if it has not exited within 15 s. */
   stop(): Promise<void>;
+  /** SIGKILL: no shutdown hook runs, nothing is flushed. Resolves once the process is gone. */
+  kill9(): Promise<void>;
+  /** Its last lines of output, for failure messages. */
+  tail(): string;
 }
 
 const ROOT = join(import.meta.dirname, "../..");
 
 /**
- * Spawns Roster with the given ROSTER_* variables (the admin token and secrets fixed unless given) and waits until it
- * announces its URL; rejects with its output if it exits first or takes longer than `timeoutMs`.
+ * Spawns Roster with the given ROSTER_* variables (the test admin token and ROSTER_SECRETS unless given) and waits
+ * until it announces its URL; rejects with its output if it exits first or takes longer than `timeoutMs`.
  */
 export async function spawnRoster(env: Record<string, string>, timeoutMs = 60_000): Promise<RosterProcess> {
   const started = startRoster(env);
@@ -59,8 +61,8 @@ export function startRoster(env: Record<string, string>): Omit<RosterProcess, "u
       HOME: process.env.HOME ?? "",
       ROSTER_PORT: "0",
       ROSTER_LOG_LEVEL: "info",
-      ROSTER_ADMIN_TOKEN: CHILD_ADMIN_TOKEN,
-      ROSTER_SECRETS: CHILD_SECRETS,
+      ROSTER_ADMIN_TOKEN: ADMIN_TOKEN,
+      ROSTER_SECRETS: ROSTER_SECRETS,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -89,6 +91,11 @@ export function startRoster(env: Record<string, string>): Omit<RosterProcess, "u
       await exited;
       clearTimeout(timer);
     },
+    async kill9() {
+      if (status === undefined) child.kill("SIGKILL");
+      await exited;
+    },
+    tail: () => output.slice(-50).join("\n"),
   };
   for (const stream of [child.stdout, child.stderr]) {
     if (stream === null) continue;
@@ -125,7 +132,7 @@ export interface ChildClient {
 
 /** An organization and a SCIM client, made through the child's admin API. */
 export async function seedChildClient(url: string, webhook?: { url: string; secret: string }): Promise<ChildClient> {
-  const headers = { authorization: `Bearer ${CHILD_ADMIN_TOKEN}`, "content-type": "application/json" };
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
   const org = await fetch(`${url}/v2alpha1/admin/organizations`, {
     method: "POST",
     headers,
@@ -146,4 +153,30 @@ export async function seedChildClient(url: string, webhook?: { url: string; secr
     base: `${url}/scim/${clientId}/v2`,
     headers: { authorization: `Bearer ${secret}`, "content-type": "application/scim+json" },
   };
+}
+
+/** Roster on `databaseUrl` (a database of its own, see createServerDatabase), on 127.0.0.1, logging warnings only. */
+export function startRosterProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<RosterProcess> {
+  return spawnRoster(
+    { ROSTER_DATABASE_URL: databaseUrl, ROSTER_HOST: "127.0.0.1", ROSTER_LOG_LEVEL: "warn", ...env },
+    90_000,
+  );
+}
+
+/** A JSON call to a Roster process (SCIM media type under /scim/); answers the status and the parsed body. */
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const contentType = path.startsWith("/scim/") ? "application/scim+json" : "application/json";
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": contentType }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }

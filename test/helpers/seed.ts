@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
-import { ADMIN_TOKEN, type TestApp } from "./app.js";
+import type { TestApp } from "./app.js";
+import { ADMIN_TOKEN } from "./constants.js";
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
 

@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
+import { WEBHOOK_SECRET } from "./constants.js";
 
 /** One request as the receiver saw it: the raw body bytes, before any JSON parsing. */
 export interface ReceivedWebhook {
@@ -119,3 +121,41 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
   };
 }
+
+/** A delivered webhook, its signature checked, with its body parsed. */
+export interface Delivery {
+  readonly webhookId: string;
+  readonly event: string;
+  readonly body: {
+    readonly directory_id: string;
+    readonly event: string;
+    readonly tenant: string;
+    readonly product: string;
+    readonly id: string;
+    readonly created_at: string;
+    readonly data: Record<string, unknown>;
+  };
+  readonly received: ReceivedWebhook;
+}
+
+/** Verifies a received request as a receiver would (exported helper, raw bytes) and parses it. */
+export function checkedDelivery(r: ReceivedWebhook, nowMs = Date.now()): Delivery {
+  const header = r.headers["service-signature"];
+  if (
+    !verifyWebhookSignature(WEBHOOK_SECRET, typeof header === "string" ? header : undefined, r.rawBody, {
+      now: nowMs,
+    })
+  ) {
+    throw new Error(`bad signature on ${r.rawBody.toString("utf8")}`);
+  }
+  if (r.method !== "POST" || r.headers["content-type"] !== "application/json") {
+    throw new Error(`not a JSON POST: ${r.method} ${String(r.headers["content-type"])}`);
+  }
+  const webhookId = r.headers["webhook-id"];
+  if (typeof webhookId !== "string" || webhookId === "") throw new Error("no webhook-id header");
+  const body = JSON.parse(r.rawBody.toString("utf8")) as Delivery["body"];
+  return { webhookId, event: body.event, body, received: r };
+}
+
+/** The event kinds of deliveries, in order. */
+export const kinds = (ds: readonly Delivery[]): string[] => ds.map((d) => d.event);

@@ -1,14 +1,15 @@
 import type { DirectoryEvent } from "../../src/directory/events.js";
 import type { ScimClient } from "../../src/directory/scim-clients/service.js";
 import { toScimClient } from "../../src/directory/scim-clients/service.js";
-import { ManualClock } from "../../src/platform/clock.js";
+import type { ManualClock } from "../../src/platform/clock.js";
 import { SecretBox } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
 import type { Db } from "../../src/storage/database.js";
 import { createWebhooks, type Webhooks, type WebhooksOptions } from "../../src/webhooks/index.js";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "./app.js";
+import { TEST_SECRETS } from "./constants.js";
 
-export const TEST_SECRETS = [Buffer.from("test-secret-key-test-secret-key-0123456789")];
+/** The key ring of the test apps (some tests still import it from here). */
+export { TEST_SECRETS };
 
 /** The webhooks module on a test database, with the test clock; no polling loop (use runOnce/drain). */
 export function testWebhooks(
@@ -24,23 +25,6 @@ export function testWebhooks(
     timeoutMs: 2000,
     ...options,
   });
-}
-
-export interface WebhookTestApp {
-  readonly t: TestApp;
-  readonly webhooks: Webhooks;
-  readonly database: TestDatabase;
-}
-
-/** An app whose webhooks module (sink, dispatcher, event log) the test holds. */
-export async function createWebhookTestApp(
-  options: { database?: TestDatabase; clock?: ManualClock; webhooks?: Partial<WebhooksOptions> } = {},
-): Promise<WebhookTestApp> {
-  const database = options.database ?? (await createTestDatabase());
-  const clock = options.clock ?? new ManualClock(Date.now());
-  const webhooks = testWebhooks(database.db, clock, options.webhooks);
-  const t = await createTestApp({ database, clock, secrets: TEST_SECRETS, extra: { webhooks } });
-  return { t, webhooks, database };
 }
 
 export async function loadClient(db: Db, clientId: string): Promise<ScimClient> {

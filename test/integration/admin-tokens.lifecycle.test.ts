@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createTestApp, type TestApp } from "../helpers/app.js";
+import { describe, expect, it } from "vitest";
+import type { TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
+import { ADMIN_TOKEN } from "../helpers/constants.js";
+import { useSecondInstance, useTestApp } from "../helpers/suite.js";
 
-let a: TestApp;
-let b: TestApp;
-beforeAll(async () => {
-  a = await createTestApp();
-  b = await createTestApp({ database: a.database, clock: a.clock });
-});
-afterAll(async () => {
-  await b.close();
-  await a.close();
-});
+const { t: a } = useTestApp();
+const b = useSecondInstance(a);
 
 const withToken = (t: TestApp, token: string, method: "GET" | "POST" | "DELETE", url: string, payload?: unknown) =>
   t.request({

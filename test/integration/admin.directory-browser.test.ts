@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
-
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let other: SeededClient;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   other = await seedClient(t);
   for (const name of ["ada", "bob", "cy"]) {
     const res = await scim(t, c, "POST", "/Users", {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName: `${name}@example.com`,
       externalId: `ext-${name}`,
       name: { givenName: name, familyName: "Example" },
@@ -25,14 +20,13 @@ beforeAll(async () => {
     ids[name] = res.json().id;
   }
   const group = await scim(t, c, "POST", "/Groups", {
-    schemas: [GROUP],
+    schemas: [GROUP_SCHEMA],
     displayName: "Engineering",
     members: [{ value: ids.ada }, { value: ids.bob }],
   });
   ids.engineering = group.json().id;
-  await scim(t, c, "POST", "/Groups", { schemas: [GROUP], displayName: "Empty" });
+  await scim(t, c, "POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: "Empty" });
 });
-afterAll(async () => t.close());
 
 describe("admin directory browser", () => {
   it("lists an organization's users with their email, state and groups, paged", async () => {

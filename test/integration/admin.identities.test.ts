@@ -1,25 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Issue 3 point 6: GET /v2alpha1/admin/identities?organization_id=… (paged) and GET …/identities/{id}. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let other: SeededClient;
 const ids: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   other = await seedClient(t);
   for (let i = 0; i < 5; i++) {
-    const res = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `adm${i}@example.com` });
+    const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `adm${i}@example.com` });
     ids.push(res.json().id);
   }
-  await scim(t, other, "POST", "/Users", { schemas: [USER], userName: "elsewhere@example.com" });
+  await scim(t, other, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "elsewhere@example.com" });
 });
-afterAll(async () => t.close());
 
 describe("admin identities", () => {
   it("lists one organization's identities page by page, in id order", async () => {

@@ -1,22 +1,20 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_ADMIN_JSON_DEPTH } from "../../src/admin/limits.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, adminHeaders } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Admin input PostgreSQL cannot store is refused with 400 INVALID_ARGUMENT in the admin error body. */
-let t: TestApp;
+const { t } = useTestApp();
 let orgId: string;
 let clientId: string;
 let keyId: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
   orgId = (await adminCall(t, "POST", "/organizations", { name: "Acme" })).json().id;
   clientId = (await adminCall(t, "POST", "/scimClients", { organization_id: orgId })).json().client_id;
   keyId = (await adminCall(t, "POST", "/issuedApiKeys", { organization_id: orgId, name: "k" })).json().key_id;
 });
-afterAll(async () => t.close());
 
 const rowCounts = async () => {
   const { rows } = await sql<{ n: string }>`

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION } from "../helpers/extensions.js";
 import { adminCall } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let t: TestApp;
+const { t } = useTestApp();
 let orgId = "";
 
 beforeAll(async () => {
-  t = await createTestApp();
   orgId = (await adminCall(t, "POST", "/organizations", { name: "Acme" })).json().id;
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const create = (body: Record<string, unknown>) =>

@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, PUBLIC_URL, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { adminCall } from "../helpers/seed.js";
+import { PUBLIC_URL } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let t: TestApp;
+const { t } = useTestApp();
 let orgId: string;
 beforeAll(async () => {
-  t = await createTestApp();
   orgId = (await adminCall(t, "POST", "/organizations", { name: "Acme" })).json().id;
 });
-afterAll(async () => t.close());
 
 const spc = (clientId: string, secret: string) =>
   t.request({

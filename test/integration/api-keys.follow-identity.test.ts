@@ -1,27 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rawKey } from "../helpers/api-keys.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import type { TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useSecondInstance, useTestApp } from "../helpers/suite.js";
 
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-
-let a: TestApp;
-let b: TestApp;
-beforeAll(async () => {
-  a = await createTestApp();
-  // A second instance of Roster on the same database, with its own process-local state.
-  b = await createTestApp({ database: a.database, clock: a.clock });
-});
-afterAll(async () => {
-  await b.close();
-  await a.close();
-});
+const { t: a } = useTestApp();
+// A second instance of Roster on the same database, with its own process-local state.
+const b = useSecondInstance(a);
 
 let seq = 0;
 async function createUser(t: TestApp, c: SeededClient): Promise<string> {
   seq += 1;
-  const res = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `person-${seq}@example.com` });
+  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `person-${seq}@example.com` });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().id as string;
 }
@@ -106,7 +97,10 @@ describe("keys follow their person: deactivation suspends", () => {
     const ada = await createUser(a, c);
     const keys = await keysFor(a, c, ada);
     await setActive(a, c, ada, false);
-    const put = await scim(a, c, "PUT", `/Users/${ada}`, { schemas: [USER], userName: `renamed-${ada}@example.com` });
+    const put = await scim(a, c, "PUT", `/Users/${ada}`, {
+      schemas: [USER_SCHEMA],
+      userName: `renamed-${ada}@example.com`,
+    });
     expect(put.statusCode, put.body).toBe(200);
     expect(await verify(a, keys.issued.secret)).toMatchObject({ valid: true });
   });
@@ -167,7 +161,7 @@ describe("keys follow their person: deletion revokes", () => {
       expect(await verify(a, key.secret)).toMatchObject({ valid: true });
 
     // Never comes back: not by a new user of the same name, not by PATCH, not by rotation.
-    const again = await scim(a, c, "POST", "/Users", { schemas: [USER], userName: "whoever@example.com" });
+    const again = await scim(a, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "whoever@example.com" });
     expect(again.statusCode).toBe(201);
     expect(await verify(a, adaKeys.issued.secret)).toMatchObject({ valid: false, reason: "REVOKED" });
     const patch = await adminCall(a, "PATCH", `/issuedApiKeys/${adaKeys.issued.id}?update_mask=actor_id`, {

@@ -3,7 +3,6 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type DbProxy, startDbProxy } from "../helpers/db-proxy.js";
 import {
-  CHILD_ADMIN_TOKEN,
   type ChildClient,
   isReady,
   type RosterProcess,
@@ -11,7 +10,9 @@ import {
   spawnRoster,
   waitFor,
 } from "../helpers/roster-process.js";
+import { ADMIN_TOKEN } from "../helpers/constants.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Roster as a child process on a database of its own, reached through a TCP proxy the test controls, under a light
@@ -19,7 +20,6 @@ import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-r
  * then a black-holed network. The process must live through all of it, answer every request in bounded time with
  * a 201 or a 503 SCIM Error, recover by itself, and have lost no acknowledged write and no event.
  */
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 const WRITERS = 4;
 /** A request that takes longer than this hangs: every wait on the database is bounded well below it. */
 const MAX_REQUEST_MS = 10_000;
@@ -124,7 +124,7 @@ function isScimUnavailable(res: Response, text: string): boolean {
 /** An admin call and the readiness probe during the outage: 200, or 503 in their own formats. */
 async function probeOthers(): Promise<{ admin: number; adminStatus?: string; ready: number }> {
   const res = await fetch(`${roster.url}/v2alpha1/admin/organizations`, {
-    headers: { authorization: `Bearer ${CHILD_ADMIN_TOKEN}` },
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     signal: AbortSignal.timeout(MAX_REQUEST_MS),
   });
   const body = (await res.json()) as { error?: { status?: string } };

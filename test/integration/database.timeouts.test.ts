@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, quoteIdent } from "../../src/storage/database.js";
 import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { ERROR_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * The bounds on database waits, in process on a real PostgreSQL: a statement held up by a lock ends at
@@ -11,7 +12,6 @@ import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.
  * with the configured bounds.
  */
 const TIMEOUTS = { connectMs: 1_000, statementMs: 500, idleInTransactionMs: 2_000 };
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 
 let database: TestDatabase;
 let bounded: ReturnType<typeof openDatabase>;
@@ -47,7 +47,7 @@ describe("database timeouts", () => {
       expect(created.headers["content-type"]).toMatch(/^application\/scim\+json/);
       expect(created.headers["retry-after"]).toBeDefined();
       expect(created.json()).toEqual({
-        schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"],
+        schemas: [ERROR_SCHEMA],
         status: "503",
         detail: "the service is temporarily unavailable; retry later",
       });

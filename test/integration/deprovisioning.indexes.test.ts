@@ -1,10 +1,9 @@
 import { sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quoteIdent } from "../../src/storage/database.js";
 import { createIssuedKey } from "../helpers/api-keys.js";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { loggingDb } from "../helpers/query-log.js";
+import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
+import { openExplainer, planOf, type QuerySpy } from "../helpers/query-spy.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
 
 /**
@@ -13,15 +12,14 @@ import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
  * 5000 analysed identities, each with a key, so a statement without a usable index would show a Seq Scan.
  */
 let database: TestDatabase;
-let logged: ReturnType<typeof loggingDb>;
+let logged: QuerySpy;
 let t: TestApp;
 let c: SeededClient;
 let explainer: pg.Client;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  logged = loggingDb(database);
-  t = await createTestApp({ database, extra: { db: logged.db } });
+  const app = await createTestApp({ queries: true });
+  [t, database, logged] = [app, app.database, app.queries];
   c = await seedClient(t);
   await sql`insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at)
     select gen_random_uuid(), ${c.organizationId}::uuid, g % 2 = 0, 'bulk' || g || '@example.com',
@@ -32,18 +30,11 @@ beforeAll(async () => {
     database.db,
   );
   await sql`analyze`.execute(database.db);
-  explainer = new pg.Client({
-    connectionString: database.url,
-    options: `-c search_path=${quoteIdent(database.schema)}`,
-  });
-  await explainer.connect();
-  await explainer.query("set enable_seqscan = off");
+  explainer = await openExplainer(database);
 });
 afterAll(async () => {
   await explainer.end();
   await t.close();
-  await logged.close();
-  await database.close();
 });
 
 async function plansOfApiKeyQueries(run: () => Promise<void>): Promise<string[]> {
@@ -53,8 +44,7 @@ async function plansOfApiKeyQueries(run: () => Promise<void>): Promise<string[]>
   expect(ran.length).toBeGreaterThan(0);
   const plans: string[] = [];
   for (const q of ran) {
-    const { rows } = await explainer.query(`explain ${q.sql}`, [...q.parameters]);
-    plans.push(rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n"));
+    plans.push(await planOf(explainer, q));
   }
   return plans;
 }

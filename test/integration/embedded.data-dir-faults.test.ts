@@ -13,13 +13,13 @@ import {
   startRoster,
   waitFor,
 } from "../helpers/roster-process.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Roster on its default engine — an embedded PostgreSQL in ROSTER_DATA_DIR — as a child process: a second start on
  * the same directory, a kill -9 of the embedded PostgreSQL, and kill -9 of Roster (alone, then with its PostgreSQL).
  * One data directory throughout, so one initdb.
  */
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 
 let dir: string;
 let first: RosterProcess;

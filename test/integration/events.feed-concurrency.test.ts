@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DirectoryEvent } from "../../src/directory/events.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
-import { createWebhookTestApp, loadClient, type WebhookTestApp } from "../helpers/webhooks.js";
+import { loadClient } from "../helpers/webhooks.js";
+import { createTestApp, type WebhooksApp } from "../helpers/app.js";
 
 // The gap-free promise under concurrency: writers commit in an order unrelated to the order their rows were
 // inserted (transactions of several events, held open for a random moment), while a reader follows next_after.
@@ -13,16 +14,15 @@ const EVENTS_PER_WRITER = 650;
 const RESOURCES_PER_WRITER = 5;
 const READ_DEADLINE_MS = 60_000;
 
-let w: WebhookTestApp;
+let w: WebhooksApp;
 let c: SeededClient;
 
 beforeAll(async () => {
-  w = await createWebhookTestApp();
-  c = await seedClient(w.t);
+  w = await createTestApp({ webhooks: true });
+  c = await seedClient(w);
 });
 afterAll(async () => {
-  await w.t.close();
-  await w.database.close();
+  await w.close();
 });
 
 interface Seen {
@@ -33,8 +33,8 @@ interface Seen {
 
 describe("the events feed under concurrent writers", () => {
   it("hands a polling reader every committed event exactly once, in each resource's commit order", async () => {
-    const client = await loadClient(w.t.db, c.clientId);
-    const db = w.t.db;
+    const client = await loadClient(w.db, c.clientId);
+    const db = w.db;
     let writing = true;
 
     const writer = async (): Promise<number> => {
@@ -67,7 +67,7 @@ describe("the events feed under concurrent writers", () => {
       while (writing || seen.length < WRITERS * EVENTS_PER_WRITER) {
         if (Date.now() > deadline) throw new Error(`reader: ${seen.length} events after ${READ_DEADLINE_MS} ms`);
         const res = await adminCall(
-          w.t,
+          w,
           "GET",
           `/events?organization_id=${c.organizationId}&page_size=1000${after === "" ? "" : `&after=${after}`}`,
         );

@@ -1,27 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
-import type { TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { createWebhookTestApp, type WebhookTestApp } from "../helpers/webhooks.js";
+import { useTestApp } from "../helpers/suite.js";
+import { GROUP_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-let w: WebhookTestApp;
-let t: TestApp;
-let receiver: WebhookReceiver;
+const { t, receiver } = useTestApp({
+  clock: new ManualClock(Date.parse("2026-03-01T00:00:00Z")),
+  webhooks: true,
+  hooks: true,
+});
 let plain: SeededClient;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  w = await createWebhookTestApp({ clock: new ManualClock(Date.parse("2026-03-01T00:00:00Z")) });
-  t = w.t;
   plain = await seedClient(t);
-});
-afterAll(async () => {
-  await t.close();
-  await w.database.close();
-  await receiver.close();
 });
 
 interface FeedEvent {
@@ -40,7 +33,7 @@ async function page(query: string): Promise<{ events: FeedEvent[]; next_after: s
   return res.json();
 }
 const createUser = async (c: SeededClient, userName: string) => {
-  const res = await scim(t, c, "POST", "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName });
+  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });
   expect(res.statusCode).toBe(201);
   return res.json().id as string;
 };
@@ -64,7 +57,7 @@ describe("every directory change is an event", () => {
     const c = await seedClient(t);
     await createUser(c, "taken@example.com");
     const again = await scim(t, c, "POST", "/Users", {
-      schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+      schemas: [USER_SCHEMA],
       userName: "taken@example.com",
     });
     expect(again.statusCode).toBe(409);
@@ -74,7 +67,7 @@ describe("every directory change is an event", () => {
   it("gives a webhook's event the same id as its webhook-id", async () => {
     const c = await seedClient(t, { webhook: { url: receiver.url, secret: "whsec_feed_0123456789abcdef" } });
     await createUser(c, "hooked@example.com");
-    await w.webhooks.dispatcher.drain();
+    await t.webhooks.dispatcher.drain();
     const { events } = await page(`organization_id=${c.organizationId}`);
     expect(events.map((e) => e.id)).toEqual([receiver.received.at(-1)?.headers["webhook-id"]]);
     expect(receiver.received.at(-1)?.json).toMatchObject({ id: events[0]?.id, created_at: events[0]?.create_time });
@@ -101,7 +94,7 @@ describe("the feed", () => {
     };
     for (let i = 0; i < 12; i++) await createUser(c, `page-${i}@example.com`);
     const g = await scim(t, other, "POST", "/Groups", {
-      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      schemas: [GROUP_SCHEMA],
       displayName: "Other",
     });
     expect(g.statusCode).toBe(201);
@@ -161,7 +154,7 @@ describe("the feed", () => {
     expect(expired.json().error).toMatchObject({ code: 410, status: "FAILED_PRECONDITION" });
     expect(expired.json().error.message).toContain("after=now");
     // The retention prune (hourly, with the event log's) deletes events past 30 days.
-    expect(await w.webhooks.feed.prune()).toBeGreaterThan(0);
+    expect(await t.webhooks.feed.prune()).toBeGreaterThan(0);
     expect((await page(`organization_id=${fresh.organizationId}`)).events).toEqual([]);
   });
 });

@@ -1,23 +1,17 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { describe, expect, it } from "vitest";
+import { createTestApp } from "../helpers/app.js";
 import { createGroup, patchGroup } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { loggingDb } from "../helpers/query-log.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
+import { GROUP_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Concurrent membership changes on overlapping groups never deadlock: each request succeeds or is refused with a 4xx
  * that names a cycle, and the nesting graph stays acyclic (docs/decisions.md "Group membership lock order").
  */
-let t: TestApp;
-let c: SeededClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 /** A small deterministic PRNG (mulberry32), so a failing mix can be replayed. */
 const prng = (seed: number) => () => {
@@ -83,7 +77,7 @@ describe("concurrent nesting changes", () => {
           return i % 2 === 0
             ? patchGroup(t, c, target, [{ op: "remove", path: `members[value eq "${other}"]` }])
             : scim(t, c, "PUT", `/Groups/${target}`, {
-                schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+                schemas: [GROUP_SCHEMA],
                 displayName: `Mesh put ${i}`,
                 members: [{ value: other }, { value: pick(users) }],
               });
@@ -145,8 +139,8 @@ describe("concurrent nesting changes", () => {
   });
 
   it("a user-member PATCH (Entra and Okta forms) never takes the nesting lock; a nesting PATCH takes it once", async () => {
-    const logged = loggingDb(t.database);
-    const spied = await createTestApp({ database: t.database, extra: { db: logged.db } });
+    const spied = await createTestApp({ database: t.database, queries: true });
+    const logged = spied.queries;
     try {
       const group = await createGroup(spied, c, "Spied");
       const child = await createGroup(spied, c, "Spied child");
@@ -161,7 +155,6 @@ describe("concurrent nesting changes", () => {
       expect(await nestingLocks([{ op: "add", path: "members", value: [{ value: child.id }] }])).toBe(1);
     } finally {
       await spied.close();
-      await logged.close();
     }
   });
 

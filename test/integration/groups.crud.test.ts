@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, PUBLIC_URL, type TestApp } from "../helpers/app.js";
-import { createGroup, GROUP_SCHEMA, memberIds, type ScimMember, sorted } from "../helpers/groups.js";
+import { describe, expect, it } from "vitest";
+import { createGroup, memberIds, type ScimMember, sorted } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA, PATCH_OP, PUBLIC_URL, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 const ENTRA_SCHEMA = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group";
-let t: TestApp;
-let c: SeededClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 describe("POST /Groups (spec 4.3)", () => {
   it("creates a group: 201, Location, meta, no members key when there are none", async () => {
@@ -64,7 +58,7 @@ describe("POST /Groups (spec 4.3)", () => {
 
   it.each([
     ["an unknown schema URN", { schemas: [GROUP_SCHEMA, "urn:example:custom:Group"], displayName: "x" }],
-    ["a User schema", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], displayName: "x" }],
+    ["a User schema", { schemas: [USER_SCHEMA], displayName: "x" }],
     ["an unknown extension object", { schemas: [GROUP_SCHEMA], displayName: "x", "urn:example:ext": { a: 1 } }],
     ["no displayName", { schemas: [GROUP_SCHEMA] }],
     ["a null displayName", { schemas: [GROUP_SCHEMA], displayName: null }],
@@ -200,7 +194,7 @@ describe("DELETE /Groups/{id}", () => {
     const parent = await createGroup(t, c, "Parent", { members: [{ value: child.id }] });
     const doomed = await createGroup(t, c, "Doomed", { members: [{ value: a }, { value: child.id }] });
     await scim(t, c, "PATCH", `/Groups/${parent.id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "add", path: "members", value: [{ value: doomed.id }] }],
     });
     const res = await scim(t, c, "DELETE", `/Groups/${doomed.id}`);

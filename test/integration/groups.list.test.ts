@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createGroup, type ScimMember } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim, seedClient } from "../helpers/seed.js";
+import { LIST_RESPONSE } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 4.4, 4.6, 4.7 for GET /Groups (issue 5 points 1–4). */
-const LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let ids: string[];
 let member: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   member = await insertIdentity(t.db, c.organizationId, "listed@example.com");
   const names = ["Engineering", "Sales", "Support", "Marketing", "Finance"];
   ids = [];
@@ -26,7 +23,6 @@ beforeAll(async () => {
   const other = await seedClient(t);
   await createGroup(t, other, "Engineering", { externalId: "ext-Eng" });
 });
-afterAll(async () => t.close());
 
 const list = (query: string) => scim(t, c, "GET", `/Groups${query === "" ? "" : `?${query}`}`);
 const filter = (f: string) => `filter=${encodeURIComponent(f)}`;
@@ -76,7 +72,7 @@ describe("offset pagination (spec 4.6.1)", () => {
     const pages = [];
     for (const startIndex of [1, 3, 5]) {
       const body = (await list(`startIndex=${startIndex}&count=2`)).json();
-      expect(body).toMatchObject({ schemas: [LIST], totalResults: 5, startIndex });
+      expect(body).toMatchObject({ schemas: [LIST_RESPONSE], totalResults: 5, startIndex });
       expect(body.itemsPerPage).toBe(body.Resources.length);
       pages.push(...idsOf(body));
     }
@@ -91,7 +87,7 @@ describe("offset pagination (spec 4.6.1)", () => {
 
   it("count=0 gives totalResults and no Resources; startIndex below 1 counts as 1", async () => {
     const body = (await list("count=0")).json();
-    expect(body).toEqual({ schemas: [LIST], totalResults: 5, startIndex: 1, itemsPerPage: 0 });
+    expect(body).toEqual({ schemas: [LIST_RESPONSE], totalResults: 5, startIndex: 1, itemsPerPage: 0 });
     expect(idsOf((await list("startIndex=-4&count=1")).json())).toEqual([ids[0]]);
   });
 

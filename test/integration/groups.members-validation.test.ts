@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, GROUP_SCHEMA, memberIds, patchGroup, type ScimMember } from "../helpers/groups.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createGroup, memberIds, patchGroup, type ScimMember } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 2.3 member rules, issue 4 point 2 and DESIGN R1, through POST, PUT and PATCH. */
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let other: SeededClient;
 let user: string;
 let foreignUser: string;
@@ -14,15 +14,12 @@ let foreignGroup: string;
 let group: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   other = await seedClient(t);
   user = await insertIdentity(t.db, c.organizationId, "member@example.com");
   foreignUser = await insertIdentity(t.db, other.organizationId, "foreign@example.com");
   foreignGroup = (await createGroup(t, other, "Foreign")).id;
   group = (await createGroup(t, c, "Target", { members: [{ value: user }] })).id;
 });
-afterAll(async () => t.close());
 
 const UNKNOWN = "0190a3e0-0000-7000-8000-000000000000";
 

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, GROUP_SCHEMA, memberIds, patchGroup, sorted } from "../helpers/groups.js";
+import { describe, expect, it } from "vitest";
+import { createGroup, memberIds, patchGroup, sorted } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
+import { GROUP_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 2.3 rule 1 (nested sub-groups) and issue 4 point 2: a group never contains itself, directly or not. */
-let t: TestApp;
-let c: SeededClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 const expectCycleRefused = async (res: { statusCode: number; json(): { scimType?: string; detail?: string } }) => {
   expect(res.statusCode).toBe(400);

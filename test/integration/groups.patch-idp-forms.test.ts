@@ -1,26 +1,22 @@
-import { beforeAll, afterAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createGroup, memberIds, patchGroup, type ScimMember, sorted } from "../helpers/groups.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Issue 4 point 3: every membership form Okta, Entra and JumpCloud send, with their real bodies. */
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let user1: string;
 let user2: string;
 let user3: string;
 let group: { id: string } & Record<string, unknown>;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   user1 = await insertIdentity(t.db, c.organizationId, "user1@example.com");
   user2 = await insertIdentity(t.db, c.organizationId, "user2@example.com");
   user3 = await insertIdentity(t.db, c.organizationId, "user3@example.com");
 });
-afterAll(async () => t.close());
 
 beforeEach(async () => {
   group = await createGroup(t, c, "Test SCIMv2", { members: [{ value: user1 }, { value: user2 }] });

@@ -1,35 +1,32 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { createGroup, GROUP_SCHEMA, patchGroup } from "../helpers/groups.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { createGroup, patchGroup } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { QuerySpy } from "../helpers/query-spy.js";
+import type { QuerySpy } from "../helpers/query-spy.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Issue 4 point 5 and spec 4.4: attributes/excludedAttributes on every group response; when members are not
  * returned they are not read at all, and when they are, one statement reads them for a whole page.
  */
-let database: TestDatabase;
 let t: TestApp;
 let c: SeededClient;
-const spy = new QuerySpy();
+let spy: QuerySpy;
 let group: { id: string } & Record<string, unknown>;
 let user: string;
 
 const MEMBER_READ = "json_agg";
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  t = await createTestApp({ database, extra: { db: database.db.withPlugin(spy) } });
+  const app = await createTestApp({ queries: true });
+  [t, spy] = [app, app.queries];
   c = await seedClient(t);
   user = await insertIdentity(t.db, c.organizationId, "projected@example.com");
   const child = await createGroup(t, c, "Child");
   group = await createGroup(t, c, "Projected", { externalId: "p-1", members: [{ value: user }, { value: child.id }] });
 });
-afterAll(async () => {
-  await t.close();
-  await database.close();
-});
+afterAll(async () => t.close());
 beforeEach(() => spy.reset());
 
 const get = (query: string) => scim(t, c, "GET", `/Groups/${group.id}?${query}`);

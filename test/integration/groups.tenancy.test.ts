@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, GROUP_SCHEMA, memberIds, patchGroup } from "../helpers/groups.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createGroup, memberIds, patchGroup } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { GROUP_SCHEMA, PATCH_OP } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 1: a resource of another organization answers as if it did not exist. */
-let t: TestApp;
+const { t } = useTestApp();
 let mine: SeededClient;
 let theirs: SeededClient;
 let sibling: SeededClient;
@@ -13,7 +14,6 @@ let group: { id: string } & Record<string, unknown>;
 let user: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
   mine = await seedClient(t);
   theirs = await seedClient(t);
   // A second client of the same organization sees the same groups.
@@ -32,16 +32,12 @@ beforeAll(async () => {
   user = await insertIdentity(t.db, mine.organizationId, "tenant-user");
   group = await createGroup(t, mine, "Private", { externalId: "private-ext", members: [{ value: user }] });
 });
-afterAll(async () => t.close());
 
 describe("another organization's client", () => {
   it.each([
     ["GET", undefined],
     ["PUT", { schemas: [GROUP_SCHEMA], displayName: "Hijacked" }],
-    [
-      "PATCH",
-      { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "remove", path: "members" }] },
-    ],
+    ["PATCH", { schemas: [PATCH_OP], Operations: [{ op: "remove", path: "members" }] }],
     ["DELETE", undefined],
   ] as const)("%s /Groups/{id} is 404", async (method, body) => {
     const res = await scim(t, theirs, method, `/Groups/${group.id}`, body);

@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { describe, expect, it } from "vitest";
 import { createGroup, memberIds } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { type SeededClient, seedClient } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * Spec 1: deleting a user deletes the identity, and with it every membership (FK cascade). DELETE /Users is built on
  * another branch; here the identity row is deleted the way that endpoint does.
  */
-let t: TestApp;
-let c: SeededClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 describe("user deletion", () => {
   it("removes the user from every group it was a direct member of, leaving the others", async () => {

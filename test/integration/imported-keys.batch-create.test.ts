@@ -1,14 +1,10 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createIssuedKey, rawKey, verifyKey } from "../helpers/api-keys.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t.close());
+const { t } = useTestApp();
 
 const batch = (requests: unknown) => adminCall(t, "POST", "/importedApiKeys:batchCreate", { requests });
 const item = (seed: string | number, extra: Record<string, unknown> = {}) => ({

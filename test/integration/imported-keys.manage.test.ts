@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createIssuedKey, rawKey, verifyKey } from "../helpers/api-keys.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let t: TestApp;
+const { t } = useTestApp();
 let org: string;
 let ids: string[];
 beforeAll(async () => {
-  t = await createTestApp();
   org = (await adminCall(t, "POST", "/organizations", { name: "imports" })).json().id;
   const res = await adminCall(t, "POST", "/importedApiKeys:batchCreate", {
     requests: [0, 1, 2].map((i) => ({
@@ -19,7 +18,6 @@ beforeAll(async () => {
   });
   ids = res.json().results.map((r: { imported_api_key: { key_id: string } }) => r.imported_api_key.key_id);
 });
-afterAll(async () => t.close());
 
 describe("GET and DELETE /importedApiKeys", () => {
   it("gets one by key_id", async () => {

@@ -1,18 +1,16 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createIssuedKey, verifyKey } from "../helpers/api-keys.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let t: TestApp;
+const { t } = useTestApp();
 let orgA: string;
 let orgB: string;
 beforeAll(async () => {
-  t = await createTestApp();
   orgA = (await adminCall(t, "POST", "/organizations", { name: "A" })).json().id;
   orgB = (await adminCall(t, "POST", "/organizations", { name: "B" })).json().id;
 });
-afterAll(async () => t.close());
 
 describe("POST /issuedApiKeys", () => {
   it("answers 201 with the key and its secret, shown this once", async () => {

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createIssuedKey, verifyKey } from "../helpers/api-keys.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t.close());
+const { t } = useTestApp();
 
 const FULL = {
   name: "billing-worker",

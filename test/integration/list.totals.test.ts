@@ -1,30 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { Migrator, sql } from "kysely";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
 import { MIGRATIONS } from "../../src/storage/migrations/index.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
+import { GROUP_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * An unfiltered totalResults comes from the organization's counters (0007-list-reads), kept by triggers in the
  * writing transaction: it must equal the rows there are, through concurrent creates, deletes, refused writes, other
  * organizations' writes, the organization's deletion, and rows that existed before the counters did.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
+const { t } = useTestApp();
 
 const user = (n: string) => ({
-  schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+  schemas: [USER_SCHEMA],
   userName: `${n}@totals.example`,
 });
-const group = (n: string) => ({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: n });
+const group = (n: string) => ({ schemas: [GROUP_SCHEMA], displayName: n });
 
 async function totals(c: SeededClient): Promise<{ users: number; groups: number }> {
   const users = await scim(t, c, "GET", "/Users?count=0");

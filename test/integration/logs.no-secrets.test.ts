@@ -4,13 +4,11 @@ import { createObservability } from "../../src/observability/index.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { createLogger, type LogFormat } from "../../src/platform/logger.js";
 import { createIssuedKey, rawKey, verifyKey } from "../helpers/api-keys.js";
-import { ADMIN_TOKEN, createTestApp, createTestDatabase } from "../helpers/app.js";
+import { createTestApp, createTestDatabase } from "../helpers/app.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 import { testWebhooks } from "../helpers/webhooks.js";
-
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+import { ADMIN_TOKEN, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 /** Every line the app logs, captured at `level` in `format`. */
 function capture(level: "trace" | "info", format: LogFormat) {
@@ -63,21 +61,21 @@ it("logs no secret, password or raw key at trace level through a whole walk-thro
       webhook: { url: receiver.url, secret: secrets.webhook },
     });
     const created = await scim(t, c, "POST", "/Users", {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName: "walker@example.com",
       password: secrets.password,
     });
     expect(created.statusCode, created.body).toBe(201);
     const id = created.json().id as string;
     await scim(t, c, "PATCH", `/Users/${id}`, {
-      schemas: [PATCH],
+      schemas: [PATCH_OP],
       Operations: [
         { op: "replace", path: "password", value: secrets.patched },
         { op: "replace", path: "userName", value: 7 },
       ],
     });
     await scim(t, c, "PATCH", `/Users/${id}`, {
-      schemas: [PATCH],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", value: { password: secrets.patched } }],
     });
     await t.request({ method: "GET", url: `${c.base}/Users`, headers: { authorization: `Bearer ${secrets.wrong}` } });

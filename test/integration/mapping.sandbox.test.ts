@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MappingSourcePolicy } from "../../src/directory/mapping/policy.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * The data mapping cannot read the host or the internal network, never quotes what it read, and no script stalls
  * the process (docs/decisions.md "Mapping sandbox").
  */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const GOOD = '{"login": $lowercase(userName)}';
 const SECRET = "c9f1hunter2secret";
 /** Not JSONata; its syntax error names the secret token when the text is given inline (checked below). */
@@ -238,7 +238,7 @@ describe("errors never quote what was read", () => {
 
 describe("evaluation has a hard deadline", () => {
   const create = (t: TestApp, c: SeededClient, userName: string) =>
-    scim(t, c, "POST", "/Users", { schemas: [USER], userName });
+    scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });
 
   it("a catastrophic regular expression is cut at the deadline while the process keeps answering", async () => {
     const t = sandboxed;

@@ -3,8 +3,7 @@ import { createIssuedKey, verifyKey } from "../helpers/api-keys.js";
 import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 let o: ObservedApp;
 let receiver: WebhookReceiver;
@@ -35,13 +34,13 @@ function value(body: string, series: string): number {
 it("counts SCIM requests and their latency per operation and status class, never per client or path", async () => {
   const c = await seedClient(o.t);
   const before = await scrape();
-  const created = await scim(o.t, c, "POST", "/Users", { schemas: [USER], userName: "m1@example.com" });
+  const created = await scim(o.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "m1@example.com" });
   expect(created.statusCode).toBe(201);
-  await scim(o.t, c, "POST", "/Users", { schemas: [USER], userName: "m1@example.com" });
+  await scim(o.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "m1@example.com" });
   await scim(o.t, c, "GET", `/Users/${created.json().id}`);
   await scim(o.t, c, "GET", "/Users?count=1");
   await scim(o.t, c, "PATCH", `/Users/${created.json().id}`, {
-    schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+    schemas: [PATCH_OP],
     Operations: [{ op: "replace", path: "active", value: false }],
   });
   await scim(o.t, c, "GET", "/Schemas");
@@ -73,7 +72,7 @@ it("counts admin requests per operation", async () => {
 
 it("reports webhook deliveries by outcome, and the outbox backlog and its oldest event's age", async () => {
   const c = await seedClient(o.t, { webhook: { url: receiver.url, secret: "whsec_metrics_0123456789" } });
-  await scim(o.t, c, "POST", "/Users", { schemas: [USER], userName: "hooked@example.com" });
+  await scim(o.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "hooked@example.com" });
   o.t.clock.advance(30_000);
   const queued = await scrape();
   expect(value(queued, "roster_webhook_outbox_backlog")).toBeGreaterThanOrEqual(1);
@@ -81,7 +80,7 @@ it("reports webhook deliveries by outcome, and the outbox backlog and its oldest
 
   await o.webhooks.dispatcher.drain();
   receiver.answer(500);
-  await scim(o.t, c, "POST", "/Users", { schemas: [USER], userName: "refused@example.com" });
+  await scim(o.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "refused@example.com" });
   await o.webhooks.dispatcher.runOnce();
   const after = await scrape();
   expect(value(after, 'roster_webhook_deliveries_total{outcome="success"}')).toBe(1);

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const PASSWORD = "t1meMa$heen";
 
 let o: ObservedApp;
@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 async function createUser(c: SeededClient, userName: string): Promise<string> {
-  const res = await scim(o.t, c, "POST", "/Users", { schemas: [USER], userName });
+  const res = await scim(o.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().id as string;
 }
@@ -74,7 +74,7 @@ describe("the SCIM request log", () => {
     const c = await seedClient(o.t, { request_log: "all" });
     const id = await createUser(c, "path.password@example.com");
     const patch = await scim(o.t, c, "PATCH", `/Users/${id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "password", value: "Pa55-path-secret" }],
     });
     expect(patch.statusCode, patch.body).toBe(200);

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { describe, expect, it } from "vitest";
+import type { TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
+import { useSecondInstance, useTestApp } from "../helpers/suite.js";
 
-let a: TestApp;
-let b: TestApp;
-beforeAll(async () => {
-  a = await createTestApp();
-  // A second Roster instance on the same database, sharing the clock but not the client cache.
-  b = await createTestApp({ database: a.database, clock: a.clock });
-});
-afterAll(async () => {
-  await b.close();
-  await a.close();
-});
+const { t: a } = useTestApp();
+// A second Roster instance on the same database, sharing the clock but not the client cache.
+const b = useSecondInstance(a);
 
 const usersWith = (t: TestApp, c: SeededClient, secret: string) =>
   t.request({ method: "GET", url: `${c.base}/Users`, headers: { authorization: `Bearer ${secret}` } });

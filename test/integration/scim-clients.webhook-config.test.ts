@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { adminCall } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
 const SECRET = "whsec_never_shown_0123456789";
-let t: TestApp;
+const { t } = useTestApp();
 let organizationId: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
   organizationId = (await adminCall(t, "POST", "/organizations", { name: "Acme" })).json().id;
 });
-afterAll(async () => t.close());
 
 const create = (body: Record<string, unknown>) =>
   adminCall(t, "POST", "/scimClients", { organization_id: organizationId, ...body });

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
-import { createWebhookTestApp } from "../helpers/webhooks.js";
+import { ERROR_SCHEMA, GROUP_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
-const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
-const user = (name: string) => ({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: name });
-const group = (name: string) => ({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: name });
+const user = (name: string) => ({ schemas: [USER_SCHEMA], userName: name });
+const group = (name: string) => ({ schemas: [GROUP_SCHEMA], displayName: name });
 
 // Two instances on one database: `a` serves the SCIM client (and keeps it in its client cache), `b` deletes it.
 let database: TestDatabase;
@@ -14,7 +13,7 @@ let b: TestApp;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  a = (await createWebhookTestApp({ database })).t;
+  a = await createTestApp({ database, webhooks: true });
   b = await createTestApp({ database });
 });
 afterAll(async () => {
@@ -55,7 +54,7 @@ describe("a SCIM write racing the deletion of its client on another instance", (
   it("answers the 404 of a missing client to an update and a delete", async () => {
     const { c, userId } = await deletedBehindA("client");
     const patch = {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "nickName", value: "late" }],
     };
     expectMissingClient(await scim(a, c, "PATCH", `/Users/${userId}`, patch));

@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** RFC 7643 §6 and §7: a client's /Schemas and /ResourceTypes show the extensions it declared, and only those. */
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-let t: TestApp;
+const { t } = useTestApp();
 let okta: SeededClient;
 let plain: SeededClient;
 
 beforeAll(async () => {
-  t = await createTestApp();
   okta = await seedClient(t, { extensions: [{ ...OKTA_EXTENSION, required: true }] });
   plain = await seedClient(t);
-});
-afterAll(async () => {
-  await t.close();
 });
 
 describe("discovery of declared extensions", () => {
@@ -54,7 +50,7 @@ describe("discovery of declared extensions", () => {
   it("/ResourceTypes/User lists it under schemaExtensions with required", async () => {
     const res = await scim(t, okta, "GET", "/ResourceTypes/User");
     expect(res.json().schemaExtensions).toEqual([
-      { schema: ENTERPRISE, required: false },
+      { schema: ENTERPRISE_SCHEMA, required: false },
       { schema: OKTA_URN, required: true },
     ]);
     const all = await scim(t, okta, "GET", "/ResourceTypes");
@@ -66,7 +62,7 @@ describe("discovery of declared extensions", () => {
     expect((await scim(t, plain, "GET", `/Schemas/${OKTA_URN}`)).statusCode).toBe(404);
     expect((await scim(t, plain, "GET", "/Schemas")).json().totalResults).toBe(3);
     expect((await scim(t, plain, "GET", "/ResourceTypes/User")).json().schemaExtensions).toEqual([
-      { schema: ENTERPRISE, required: false },
+      { schema: ENTERPRISE_SCHEMA, required: false },
     ]);
   });
 

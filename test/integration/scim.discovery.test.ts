@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, PUBLIC_URL, type TestApp } from "../helpers/app.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { describe, expect, it } from "vitest";
+import { scim } from "../helpers/seed.js";
+import { PUBLIC_URL } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let t: TestApp;
-let c: SeededClient;
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 describe("ServiceProviderConfig (spec 2.6)", () => {
   it("has exactly the values of spec 2.6", async () => {

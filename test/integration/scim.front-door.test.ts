@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { type SeededClient, seedClient } from "../helpers/seed.js";
+import { describe, expect, it } from "vitest";
+import { seedClient } from "../helpers/seed.js";
+import { ERROR_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const ERROR = "urn:ietf:params:scim:api:messages:2.0:Error";
-let t: TestApp;
-let c: SeededClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 const get = (path: string, authorization?: string) =>
   t.request({
@@ -24,7 +17,7 @@ describe("authentication (spec 5)", () => {
     const res = await get("/ServiceProviderConfig");
     expect(res.statusCode).toBe(401);
     expect(res.headers["content-type"]).toMatch(/^application\/scim\+json/);
-    expect(res.json()).toEqual({ schemas: [ERROR], status: "401", detail: "no authorization header found" });
+    expect(res.json()).toEqual({ schemas: [ERROR_SCHEMA], status: "401", detail: "no authorization header found" });
   });
 
   it.each([
@@ -55,7 +48,7 @@ describe("authentication (spec 5)", () => {
       headers: { authorization: `Bearer ${c.secret}` },
     });
     expect(res.statusCode).toBe(404);
-    expect(res.json().schemas).toEqual([ERROR]);
+    expect(res.json().schemas).toEqual([ERROR_SCHEMA]);
   });
 
   it("does not accept one client's secret for another client", async () => {
@@ -70,7 +63,7 @@ describe("errors are SCIM errors (spec 7)", () => {
     const res = await get("/Nope", `Bearer ${c.secret}`);
     expect(res.statusCode).toBe(404);
     expect(res.headers["content-type"]).toMatch(/^application\/scim\+json/);
-    expect(res.json()).toMatchObject({ schemas: [ERROR], status: "404" });
+    expect(res.json()).toMatchObject({ schemas: [ERROR_SCHEMA], status: "404" });
   });
 
   it.each(["/Bulk", "/Me"])("does not serve %s", async (path) => {
@@ -88,7 +81,7 @@ describe("errors are SCIM errors (spec 7)", () => {
   it("answers 405 for a wrong method on a known path", async () => {
     const res = await t.request({ method: "DELETE", url: `${c.base}/ServiceProviderConfig`, headers: c.headers });
     expect(res.statusCode).toBe(405);
-    expect(res.json()).toMatchObject({ schemas: [ERROR], status: "405" });
+    expect(res.json()).toMatchObject({ schemas: [ERROR_SCHEMA], status: "405" });
     expect(res.headers.allow).toBe("GET");
   });
 
@@ -100,7 +93,7 @@ describe("errors are SCIM errors (spec 7)", () => {
       payload: "hello",
     });
     expect(res.statusCode).toBe(415);
-    expect(res.json()).toMatchObject({ schemas: [ERROR], status: "415" });
+    expect(res.json()).toMatchObject({ schemas: [ERROR_SCHEMA], status: "415" });
   });
 
   it("answers 413 for a body over 16 MiB", async () => {
@@ -111,6 +104,6 @@ describe("errors are SCIM errors (spec 7)", () => {
       payload: `{"a":"${"x".repeat(16 * 1024 * 1024 + 10)}"}`,
     });
     expect(res.statusCode).toBe(413);
-    expect(res.json()).toMatchObject({ schemas: [ERROR], status: "413" });
+    expect(res.json()).toMatchObject({ schemas: [ERROR_SCHEMA], status: "413" });
   });
 });

@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH, MAX_USER_NAME_LENGTH } from "../../src/scim/limits.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, PATCH_OP } from "../helpers/groups.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { createGroup } from "../helpers/groups.js";
+import { scim } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, ERROR_SCHEMA, PATCH_OP } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Input PostgreSQL cannot store or index is refused at the edge: 400 in the SCIM Error format, nothing written. */
-const ERROR = "urn:ietf:params:scim:api:messages:2.0:Error";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let userId: string;
 let groupId: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   userId = (await scim(t, c, "POST", "/Users", { userName: "kept@example.com" })).json().id;
   groupId = (await createGroup(t, c, "Kept")).id;
 });
-afterAll(async () => t.close());
 
 /** Characters that do not compress: a long run of them really is long in an index entry. */
 const incompressible = (n: number): string =>
@@ -34,7 +29,7 @@ const expectRefused = (res: { statusCode: number; headers: Record<string, unknow
   expect(res.statusCode).toBe(400);
   expect(String(res.headers["content-type"])).toMatch(/^application\/scim\+json/);
   const body = res.json() as { schemas: string[]; status: string; detail: string };
-  expect(body.schemas).toEqual([ERROR]);
+  expect(body.schemas).toEqual([ERROR_SCHEMA]);
   expect(body.status).toBe("400");
   return body;
 };
@@ -59,8 +54,9 @@ describe("NUL characters and unpaired surrogates are refused wherever they are",
     ],
     [
       "NUL in an extension attribute",
-      () => scim(t, c, "POST", "/Users", { userName: "y@example.com", [ENTERPRISE]: { department: "R\u0000D" } }),
-      `["${ENTERPRISE}"].department`,
+      () =>
+        scim(t, c, "POST", "/Users", { userName: "y@example.com", [ENTERPRISE_SCHEMA]: { department: "R\u0000D" } }),
+      `["${ENTERPRISE_SCHEMA}"].department`,
       "NUL",
     ],
     [
@@ -138,7 +134,7 @@ describe("NUL characters and unpaired surrogates are refused wherever they are",
   it("an unauthenticated GET /scim/%00/v2/Users is a SCIM 404, not a 500", async () => {
     const res = await t.request({ method: "GET", url: "/scim/%00/v2/Users" });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toMatchObject({ schemas: [ERROR], status: "404", detail: "SCIM client not found" });
+    expect(res.json()).toMatchObject({ schemas: [ERROR_SCHEMA], status: "404", detail: "SCIM client not found" });
   });
 });
 
@@ -163,7 +159,7 @@ describe("values too long for an index answer 400 naming the attribute and the l
     ],
     [
       "employeeNumber",
-      () => scim(t, c, "POST", "/Users", { userName: "x3@example.com", [ENTERPRISE]: { employeeNumber: long } }),
+      () => scim(t, c, "POST", "/Users", { userName: "x3@example.com", [ENTERPRISE_SCHEMA]: { employeeNumber: long } }),
       "employeeNumber",
     ],
     ["userName through PATCH", () => patchUser([{ op: "replace", path: "userName", value: long }]), "userName"],
@@ -270,7 +266,7 @@ describe("nesting deeper than the limit is 400, never a stack overflow", () => {
   });
 
   it("accepts the nesting real bodies have", async () => {
-    const res = await patchUser([{ op: "add", value: { [ENTERPRISE]: { manager: { value: userId } } } }]);
+    const res = await patchUser([{ op: "add", value: { [ENTERPRISE_SCHEMA]: { manager: { value: userId } } } }]);
     expect(res.statusCode, res.body).toBe(200);
   });
 });

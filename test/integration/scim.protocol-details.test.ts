@@ -3,20 +3,13 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventSink } from "../../src/directory/events.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, PATCH_OP } from "../helpers/groups.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { createGroup } from "../helpers/groups.js";
+import { scim, seedClient } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, ERROR_SCHEMA, PATCH_OP } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Protocol details third-party suites and RFCs check: routing before parsing, challenges, 204s, errors' format. */
-const ERROR = "urn:ietf:params:scim:api:messages:2.0:Error";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-let t: TestApp;
-let c: SeededClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
 const expectScimError = (
   res: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
@@ -25,7 +18,7 @@ const expectScimError = (
   expect(res.statusCode).toBe(status);
   expect(String(res.headers["content-type"])).toMatch(/^application\/scim\+json/);
   const body = res.json() as { schemas: string[]; status: string; detail?: string; scimType?: string };
-  expect(body).toMatchObject({ schemas: [ERROR], status: String(status) });
+  expect(body).toMatchObject({ schemas: [ERROR_SCHEMA], status: String(status) });
   return body;
 };
 
@@ -140,28 +133,31 @@ describe("a group without members leaves members out, as users leave out empty m
 
 describe("PATCH of a whole extension and its errors", () => {
   it.each([
-    ["path is the extension URN", { op: "add", path: ENTERPRISE, value: { schemas: [ENTERPRISE], department: "R&D" } }],
+    [
+      "path is the extension URN",
+      { op: "add", path: ENTERPRISE_SCHEMA, value: { schemas: [ENTERPRISE_SCHEMA], department: "R&D" } },
+    ],
     [
       "pathless, keyed by the URN",
-      { op: "replace", value: { [ENTERPRISE]: { schemas: [ENTERPRISE], department: "R&D" } } },
+      { op: "replace", value: { [ENTERPRISE_SCHEMA]: { schemas: [ENTERPRISE_SCHEMA], department: "R&D" } } },
     ],
   ])("a `schemas` key inside the value is ignored: %s", async (_name, operation) => {
     const user = (await scim(t, c, "POST", "/Users", { userName: `ext${Math.random()}@x.test` })).json().id;
     const res = await scim(t, c, "PATCH", `/Users/${user}`, { schemas: [PATCH_OP], Operations: [operation] });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()[ENTERPRISE]).toEqual({ department: "R&D" });
+    expect(res.json()[ENTERPRISE_SCHEMA]).toEqual({ department: "R&D" });
   });
 
   it("an unknown key in the extension's value is named as the client sent it, not as a made-up path", async () => {
     const user = (await scim(t, c, "POST", "/Users", { userName: "ext-unknown@x.test" })).json().id;
     const res = await scim(t, c, "PATCH", `/Users/${user}`, {
       schemas: [PATCH_OP],
-      Operations: [{ op: "add", path: ENTERPRISE, value: { shoeSize: 44 } }],
+      Operations: [{ op: "add", path: ENTERPRISE_SCHEMA, value: { shoeSize: 44 } }],
     });
     const body = expectScimError(res, 400);
     expect(body.scimType).toBe("invalidPath");
     expect(body.detail).toContain('"shoeSize"');
-    expect(body.detail).not.toContain(`${ENTERPRISE}:shoeSize`);
+    expect(body.detail).not.toContain(`${ENTERPRISE_SCHEMA}:shoeSize`);
   });
 });
 
@@ -218,7 +214,7 @@ describe("answers the router or Node's parser makes are SCIM Errors under /scim/
       const answer = parse(await raw(request));
       expect(answer.status).toBe(status);
       expect(answer.head).toMatch(/content-type: application\/scim\+json/i);
-      expect(answer.body).toMatchObject({ schemas: [ERROR], status: String(status) });
+      expect(answer.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: String(status) });
     });
   });
 });

@@ -8,6 +8,7 @@ import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } fr
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { testWebhooks } from "../helpers/webhooks.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 const OLD = Buffer.from("old-roster-secret-key-0123456789abcdef");
 const NEW = Buffer.from("new-roster-secret-key-0123456789abcdef");
@@ -102,7 +103,7 @@ describe("webhook secrets at rest", () => {
     try {
       receiver.reset();
       const created = await scim(after.t, c, "POST", "/Users", {
-        schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+        schemas: [USER_SCHEMA],
         userName: "rotated@example.com",
       });
       expect(created.statusCode).toBe(201);

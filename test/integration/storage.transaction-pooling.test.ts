@@ -3,11 +3,10 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { checkPoolerSession, migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, PATCH_OP, patchGroup } from "../helpers/groups.js";
+import { createGroup, patchGroup } from "../helpers/groups.js";
 import { hasPgBouncer, type PgBouncer, startPgBouncer } from "../helpers/pgbouncer.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
-
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Roster behind PgBouncer in transaction mode with two server connections: every transaction of every pool may land
@@ -60,7 +59,7 @@ describe.skipIf(!hasPgBouncer)("behind a transaction pooler (ROSTER_DATABASE_POO
   it("serves concurrent SCIM writes and reads, the hot prepared reads included", async () => {
     const created = await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
-        scim(t, c, "POST", "/Users", { schemas: [USER], userName: `pool-${i}@example.com`, active: true }),
+        scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `pool-${i}@example.com`, active: true }),
       ),
     );
     expect(created.map((r) => r.statusCode)).toEqual(Array(24).fill(201));

@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2E, startE2E } from "../helpers/e2e.js";
-import { createGroup, GROUP_SCHEMA, PATCH_OP, patchGroup } from "../helpers/groups.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createGroup, patchGroup } from "../helpers/groups.js";
 import { type SeededClient, scim } from "../helpers/seed.js";
+import { GROUP_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * Two organizations on one server: a user or group of the other organization is a 404 everywhere, cannot be a
  * member (400 invalidValue), is never filtered in — and nothing of it reaches the other's webhook.
  */
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 
-let e: E2E;
+const { t: e } = useTestApp({ receiver: true });
 let mine: SeededClient;
 let theirs: SeededClient;
 let theirUser: string;
@@ -19,19 +19,16 @@ let myUser: string;
 let myGroup: string;
 
 beforeAll(async () => {
-  e = await startE2E();
   mine = e.client;
   theirs = await e.seed({ tenant: "other" });
   theirUserName = `theirs-${Math.random().toString(36).slice(2, 8)}`;
-  const u = await scim(e.t, theirs, "POST", "/Users", { schemas: [USER_SCHEMA], userName: theirUserName });
+  const u = await scim(e, theirs, "POST", "/Users", { schemas: [USER_SCHEMA], userName: theirUserName });
   theirUser = u.json().id as string;
-  theirGroup = (await createGroup(e.t, theirs, "Theirs", { members: [{ value: theirUser }] })).id;
-  myUser = (await scim(e.t, mine, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "mine-1" })).json()
-    .id as string;
-  myGroup = (await createGroup(e.t, mine, "Mine")).id;
+  theirGroup = (await createGroup(e, theirs, "Theirs", { members: [{ value: theirUser }] })).id;
+  myUser = (await scim(e, mine, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "mine-1" })).json().id as string;
+  myGroup = (await createGroup(e, mine, "Mine")).id;
   await e.deliver();
 });
-afterAll(async () => e.close());
 
 describe("a resource of another organization", () => {
   it.each([
@@ -53,40 +50,39 @@ describe("a resource of another organization", () => {
         : method === "PATCH"
           ? { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "active", value: false }] }
           : undefined;
-    const res = await scim(e.t, mine, method, `/${kind}/${id}`, body);
+    const res = await scim(e, mine, method, `/${kind}/${id}`, body);
     expect(res.statusCode).toBe(404);
     expect(res.json().status).toBe("404");
   });
 
   it("is never listed or matched by a filter", async () => {
     const q = (path: string, filter: string) =>
-      scim(e.t, mine, "GET", `${path}?filter=${encodeURIComponent(filter)}`).then((r) => r.json());
+      scim(e, mine, "GET", `${path}?filter=${encodeURIComponent(filter)}`).then((r) => r.json());
     expect((await q("/Users", `userName eq "${theirUserName}"`)).totalResults).toBe(0);
     expect((await q("/Users", `groups.value eq "${theirGroup}"`)).totalResults).toBe(0);
     expect((await q("/Groups", 'displayName eq "Theirs"')).totalResults).toBe(0);
-    const users = (await scim(e.t, mine, "GET", "/Users")).json();
+    const users = (await scim(e, mine, "GET", "/Users")).json();
     expect(users.Resources.map((r: { id: string }) => r.id)).toEqual([myUser]);
   });
 
   it("cannot be added as a member (400 invalidValue), by POST, PUT or PATCH, with or without a type", async () => {
     const attempts = [
-      () => patchGroup(e.t, mine, myGroup, [{ op: "add", path: "members", value: [{ value: theirUser }] }]),
+      () => patchGroup(e, mine, myGroup, [{ op: "add", path: "members", value: [{ value: theirUser }] }]),
+      () => patchGroup(e, mine, myGroup, [{ op: "add", path: "members", value: [{ value: theirUser, type: "User" }] }]),
       () =>
-        patchGroup(e.t, mine, myGroup, [{ op: "add", path: "members", value: [{ value: theirUser, type: "User" }] }]),
+        patchGroup(e, mine, myGroup, [{ op: "add", path: "members", value: [{ value: theirGroup, type: "Group" }] }]),
       () =>
-        patchGroup(e.t, mine, myGroup, [{ op: "add", path: "members", value: [{ value: theirGroup, type: "Group" }] }]),
-      () =>
-        patchGroup(e.t, mine, myGroup, [
+        patchGroup(e, mine, myGroup, [
           { op: "replace", path: "members", value: [{ value: myUser }, { value: theirUser }] },
         ]),
       () =>
-        scim(e.t, mine, "PUT", `/Groups/${myGroup}`, {
+        scim(e, mine, "PUT", `/Groups/${myGroup}`, {
           schemas: [GROUP_SCHEMA],
           displayName: "Mine",
           members: [{ value: theirGroup }],
         }),
       () =>
-        scim(e.t, mine, "POST", "/Groups", {
+        scim(e, mine, "POST", "/Groups", {
           schemas: [GROUP_SCHEMA],
           displayName: "X",
           members: [{ value: theirUser }],
@@ -97,36 +93,36 @@ describe("a resource of another organization", () => {
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json().scimType).toBe("invalidValue");
     }
-    const group = (await scim(e.t, mine, "GET", `/Groups/${myGroup}`)).json();
+    const group = (await scim(e, mine, "GET", `/Groups/${myGroup}`)).json();
     expect(group.members).toBeUndefined();
     // Their group still has its member, and nothing was announced to anyone.
-    const their = (await scim(e.t, theirs, "GET", `/Groups/${theirGroup}`)).json();
+    const their = (await scim(e, theirs, "GET", `/Groups/${theirGroup}`)).json();
     expect(their.members.map((m: { value: string }) => m.value)).toEqual([theirUser]);
     expect(await e.deliver()).toEqual([]);
   });
 
   it("removing a foreign id from my group is a no-op that touches nothing of theirs", async () => {
-    const res = await patchGroup(e.t, mine, myGroup, [{ op: "remove", path: `members[value eq "${theirUser}"]` }]);
+    const res = await patchGroup(e, mine, myGroup, [{ op: "remove", path: `members[value eq "${theirUser}"]` }]);
     expect(res.statusCode).toBe(200);
-    const their = (await scim(e.t, theirs, "GET", `/Groups/${theirGroup}`)).json();
+    const their = (await scim(e, theirs, "GET", `/Groups/${theirGroup}`)).json();
     expect(their.members).toHaveLength(1);
     expect(await e.deliver()).toEqual([]);
   });
 
   it("auto-link never links to another organization's identity: 409 in another scope, nothing emitted", async () => {
     const linking = await e.seed({ auto_link: true });
-    const res = await scim(e.t, linking, "POST", "/Users", { schemas: [USER_SCHEMA], userName: theirUserName });
+    const res = await scim(e, linking, "POST", "/Users", { schemas: [USER_SCHEMA], userName: theirUserName });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ scimType: "uniqueness", detail: "identity already exists in another scope" });
     expect(await e.deliver()).toEqual([]);
   });
 
   it("each organization's webhooks carry only its own changes, with its own directory_id and tenant", async () => {
-    await scim(e.t, theirs, "PATCH", `/Users/${theirUser}`, {
+    await scim(e, theirs, "PATCH", `/Users/${theirUser}`, {
       schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "nickName", value: "t" }],
     });
-    await scim(e.t, mine, "PATCH", `/Users/${myUser}`, {
+    await scim(e, mine, "PATCH", `/Users/${myUser}`, {
       schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "nickName", value: "m" }],
     });

@@ -9,8 +9,7 @@ import { seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { testWebhooks } from "../helpers/webhooks.js";
 import type { Webhooks } from "../../src/webhooks/index.js";
-
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 let collector: OtlpReceiver;
 let hooks: WebhookReceiver;
@@ -60,7 +59,7 @@ it("exports a SCIM request as one trace: server span → handler → mapping eva
     method: "POST",
     url: `${c.base}/Users`,
     headers: { ...c.headers, traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" },
-    payload: JSON.stringify({ schemas: [USER], userName: "traced@example.com", password: "Trace-Pa55!" }),
+    payload: JSON.stringify({ schemas: [USER_SCHEMA], userName: "traced@example.com", password: "Trace-Pa55!" }),
   });
   expect(res.statusCode, res.body).toBe(201);
   await webhooks.dispatcher.drain();
@@ -110,7 +109,7 @@ it("links the webhook delivery of a request's event to the request's server span
     method: "POST",
     url: `${c.base}/Users`,
     headers: c.headers,
-    payload: JSON.stringify({ schemas: [USER], userName: "linked@example.com" }),
+    payload: JSON.stringify({ schemas: [USER_SCHEMA], userName: "linked@example.com" }),
   });
   expect(res.statusCode, res.body).toBe(201);
   const { rows } = await sql<{ id: string; traceparent: string | null }>`

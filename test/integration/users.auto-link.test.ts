@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestApp } from "../helpers/app.js";
-import { createRecordingApp, type RecordedEvent, type RecordingApp } from "../helpers/events.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Issue 3 point 5 and DESIGN.md: with auto_link, POST of an existing user updates it as a PUT would, 201. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-let app: RecordingApp;
-let t: TestApp;
+const { t } = useTestApp({ recording: true });
+const events = () => t.recorder.events();
 let linking: SeededClient;
 let plain: SeededClient;
-let events: () => Promise<RecordedEvent[]>;
 let n = 0;
 const fresh = () => `al${++n}@example.com`;
 
 beforeAll(async () => {
-  app = await createRecordingApp();
-  t = app.t;
-  events = app.recorder.events;
   linking = await seedClient(t, { auto_link: true });
   plain = await seedClient(t, { auto_link: false });
 });
-afterAll(async () => app.close());
 
 const post = (client: SeededClient, body: Record<string, unknown>) =>
-  scim(t, client, "POST", "/Users", { schemas: [USER], ...body });
+  scim(t, client, "POST", "/Users", { schemas: [USER_SCHEMA], ...body });
 const kinds = async (id: string) => (await events()).filter((e) => e.resourceId === id).map((e) => e.kind);
 
 describe("auto_link on", () => {

@@ -1,26 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, PUBLIC_URL, type TestApp } from "../helpers/app.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { describe, expect, it } from "vitest";
+import { scim } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, PUBLIC_URL, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let n = 0;
 const unique = (prefix = "user") => `${prefix}${++n}-${Date.now()}@example.com`;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
 
 describe("POST /Users creates an identity (spec 4.2, issue 3 points 1 and 3)", () => {
   it("answers 201 with the full user, meta and a Location header", async () => {
     const userName = unique();
     const res = await scim(t, c, "POST", "/Users", {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName,
       name: { givenName: "Barbara", familyName: "Jensen" },
       emails: [{ value: userName, type: "work", primary: true }],
@@ -30,7 +22,7 @@ describe("POST /Users creates an identity (spec 4.2, issue 3 points 1 and 3)", (
     const body = res.json();
     expect(body.id).toMatch(UUID);
     expect(body).toMatchObject({
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName,
       active: true,
       name: { givenName: "Barbara", familyName: "Jensen" },
@@ -48,13 +40,13 @@ describe("POST /Users creates an identity (spec 4.2, issue 3 points 1 and 3)", (
 
   it("returns on GET what the IdP wrote", async () => {
     const created = await scim(t, c, "POST", "/Users", {
-      schemas: [USER, ENTERPRISE],
+      schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
       userName: unique(),
       externalId: "ext-1",
       displayName: "Babs",
       timezone: "Europe/Paris",
       phoneNumbers: [{ value: "+1 555", type: "work" }],
-      [ENTERPRISE]: { department: "R&D", employeeNumber: "42" },
+      [ENTERPRISE_SCHEMA]: { department: "R&D", employeeNumber: "42" },
     });
     expect(created.statusCode).toBe(201);
     const got = await scim(t, c, "GET", `/Users/${created.json().id}`);
@@ -63,27 +55,27 @@ describe("POST /Users creates an identity (spec 4.2, issue 3 points 1 and 3)", (
     expect(got.json()).toMatchObject({
       externalId: "ext-1",
       timezone: "Europe/Paris",
-      [ENTERPRISE]: { department: "R&D", employeeNumber: "42" },
+      [ENTERPRISE_SCHEMA]: { department: "R&D", employeeNumber: "42" },
     });
   });
 
   it('defaults active to true and accepts active false, also as the string "False"', async () => {
-    const omitted = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: unique() });
+    const omitted = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: unique() });
     expect(omitted.json().active).toBe(true);
-    const off = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: unique(), active: "False" });
+    const off = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: unique(), active: "False" });
     expect(off.statusCode).toBe(201);
     expect(off.json().active).toBe(false);
   });
 
   it("ignores read-only id, groups and meta and unknown attributes of known schemas", async () => {
     const res = await scim(t, c, "POST", "/Users", {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       id: "00000000-0000-4000-8000-000000000000",
       userName: unique(),
       groups: [{ value: "00000000-0000-4000-8000-000000000001" }],
       meta: { resourceType: "Nope", created: "2000-01-01T00:00:00Z" },
       favouriteColour: "teal",
-      [ENTERPRISE]: { shoeSize: 44, costCenter: "CC1" },
+      [ENTERPRISE_SCHEMA]: { shoeSize: 44, costCenter: "CC1" },
     });
     expect(res.statusCode).toBe(201);
     const body = res.json();
@@ -91,13 +83,13 @@ describe("POST /Users creates an identity (spec 4.2, issue 3 points 1 and 3)", (
     expect(body.groups).toBeUndefined();
     expect(body.meta.resourceType).toBe("User");
     expect(body.favouriteColour).toBeUndefined();
-    expect(body[ENTERPRISE]).toEqual({ costCenter: "CC1" });
-    expect(body.schemas).toEqual([USER, ENTERPRISE]);
+    expect(body[ENTERPRISE_SCHEMA]).toEqual({ costCenter: "CC1" });
+    expect(body.schemas).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA]);
   });
 
   it("accepts attribute names in any case and stores them in canonical spelling", async () => {
     const res = await scim(t, c, "POST", "/Users", {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       USERNAME: unique(),
       Name: { GIVENNAME: "Ann" },
     });
@@ -138,7 +130,7 @@ describe("validation (issue 3 point 2): 400 invalidSyntax", () => {
     ["a complex attribute given as a string", { userName: "n@example.com", name: "Ann" }],
     ["a body keyed by an unknown schema URN", { userName: "u@example.com", "urn:example:custom:1.0:User": { a: 1 } }],
   ])("refuses %s", async (_name, body) => {
-    const res = await scim(t, c, "POST", "/Users", { schemas: [USER], ...body });
+    const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], ...body });
     expect(res.statusCode).toBe(400);
     expect(res.json().scimType).toBe("invalidSyntax");
   });
@@ -151,7 +143,7 @@ describe("validation (issue 3 point 2): 400 invalidSyntax", () => {
 
   it("accepts a valid IANA time zone", async () => {
     const res = await scim(t, c, "POST", "/Users", {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName: unique(),
       timezone: "America/Los_Angeles",
     });
@@ -160,7 +152,7 @@ describe("validation (issue 3 point 2): 400 invalidSyntax", () => {
 
   it("writes nothing when validation fails", async () => {
     const userName = unique();
-    const bad = await scim(t, c, "POST", "/Users", { schemas: [USER], userName, timezone: "Nowhere/Never" });
+    const bad = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName, timezone: "Nowhere/Never" });
     expect(bad.statusCode).toBe(400);
     const rows = await t.db.selectFrom("identities").select("id").where("user_name", "=", userName).execute();
     expect(rows).toHaveLength(0);
@@ -178,7 +170,7 @@ describe("routes", () => {
   it("answers 405 for methods a path does not serve", async () => {
     const res = await scim(t, c, "DELETE", "/Users");
     expect(res.statusCode).toBe(405);
-    const created = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: unique() });
+    const created = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: unique() });
     expect((await scim(t, c, "POST", `/Users/${created.json().id}`, {})).statusCode).toBe(405);
   });
 });

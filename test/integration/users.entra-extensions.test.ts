@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Entra custom attributes mapped to an extension URN: create, URN-qualified PATCH (path and path-less), projection. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-let t: TestApp;
+const { t } = useTestApp();
 let entra: SeededClient;
 let n = 0;
 
 beforeAll(async () => {
-  t = await createTestApp();
   entra = await seedClient(t, { extensions: [CONTOSO_EXTENSION] });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const values = () => {
@@ -32,9 +27,9 @@ async function created(v = values()) {
 describe("Entra custom attributes", () => {
   it("create stores the extension beside the enterprise one, both in schemas", async () => {
     const { v, user } = await created();
-    expect(user.schemas).toEqual([USER, ENTERPRISE, CONTOSO_URN]);
+    expect(user.schemas).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA, CONTOSO_URN]);
     expect(user[CONTOSO_URN]).toEqual({ costCenterCode: v.costCenterCode, employeeBadge: v.employeeBadge });
-    expect(user[ENTERPRISE]).toEqual({ department: "Sales" });
+    expect(user[ENTERPRISE_SCHEMA]).toEqual({ department: "Sales" });
   });
 
   it("PATCH with a URN-qualified path (op Add) sets the attribute", async () => {
@@ -70,7 +65,7 @@ describe("Entra custom attributes", () => {
     const { user } = await created();
     const patch = (Operations: unknown[]) =>
       scim(t, entra, "PATCH", `/Users/${user.id}`, {
-        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        schemas: [PATCH_OP],
         Operations,
       });
     const sub = await patch([{ op: "add", path: `${CONTOSO_URN}:homeSite.floor`, value: 4 }]);
@@ -84,18 +79,18 @@ describe("Entra custom attributes", () => {
     const removed = await patch([{ op: "remove", path: CONTOSO_URN }]);
     expect(removed.statusCode, removed.body).toBe(200);
     expect(removed.json()[CONTOSO_URN]).toBeUndefined();
-    expect(removed.json().schemas).toEqual([USER, ENTERPRISE]);
+    expect(removed.json().schemas).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA]);
   });
 
   it("attributes and excludedAttributes select inside the extension; returned never stays out", async () => {
     const { v, user } = await created();
     await scim(t, entra, "PATCH", `/Users/${user.id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "add", path: `${CONTOSO_URN}:secretNote`, value: "kept but never returned" }],
     });
     const only = await scim(t, entra, "GET", `/Users/${user.id}?attributes=${CONTOSO_URN}:costCenterCode`);
     expect(only.json()).toEqual({
-      schemas: [USER, ENTERPRISE, CONTOSO_URN],
+      schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA, CONTOSO_URN],
       id: user.id,
       [CONTOSO_URN]: { costCenterCode: v.costCenterCode },
     });

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Two clients of one organization with different extensions share the users, not each other's extensions. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-let t: TestApp;
+const { t } = useTestApp();
 let okta: SeededClient;
 let entra: SeededClient;
 
@@ -23,13 +23,9 @@ async function client(organizationId: string, extensions: unknown[]): Promise<Se
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
   const org = (await adminCall(t, "POST", "/organizations", { name: "Shared" })).json().id;
   okta = await client(org, [OKTA_EXTENSION]);
   entra = await client(org, [CONTOSO_EXTENSION]);
-});
-afterAll(async () => {
-  await t.close();
 });
 
 describe("two clients of one organization", () => {
@@ -42,7 +38,7 @@ describe("two clients of one organization", () => {
     const seen = await scim(t, entra, "GET", `/Users/${id}`);
     expect(seen.statusCode).toBe(200);
     expect(seen.json()[OKTA_URN]).toBeUndefined();
-    expect(seen.json().schemas).toEqual([USER]);
+    expect(seen.json().schemas).toEqual([USER_SCHEMA]);
     const listed = await scim(
       t,
       entra,
@@ -76,16 +72,16 @@ describe("two clients of one organization", () => {
       [CONTOSO_URN]: { costCenterCode: "E-3" },
     });
     expect(put.statusCode, put.body).toBe(200);
-    expect(put.json().schemas).toEqual([USER, CONTOSO_URN]);
+    expect(put.json().schemas).toEqual([USER_SCHEMA, CONTOSO_URN]);
     const patch = await scim(t, entra, "PATCH", `/Users/${id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "displayName", value: "Three" }],
     });
     expect(patch.statusCode, patch.body).toBe(200);
     const fromOkta = (await scim(t, okta, "GET", `/Users/${id}`)).json();
     expect(fromOkta[OKTA_URN]).toEqual({ costCode: "CC-3" });
     expect(fromOkta[CONTOSO_URN]).toBeUndefined();
-    expect(fromOkta.schemas).toEqual([USER, OKTA_URN]);
+    expect(fromOkta.schemas).toEqual([USER_SCHEMA, OKTA_URN]);
     expect(fromOkta.displayName).toBe("Three");
     const okFilter = await scim(t, okta, "GET", `/Users?filter=${encodeURIComponent('costCode eq "CC-3"')}`);
     expect(okFilter.json().totalResults).toBe(1);

@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** uniqueness "server" on an extension attribute: 409 uniqueness within the organization, enforced by an index. */
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-let t: TestApp;
+const { t } = useTestApp();
 let entra: SeededClient;
 let n = 0;
 
 beforeAll(async () => {
-  t = await createTestApp();
   entra = await seedClient(t, { extensions: [CONTOSO_EXTENSION] });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const user = (badge: string) => ({ userName: `badge${++n}@contoso.example`, [CONTOSO_URN]: { employeeBadge: badge } });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase, type OpenDatabase } from "../../src/storage/database.js";
 import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Issue 8: GET and list of users run on the reads pool (storage/open.ts), whose sessions plan named statements once
@@ -25,7 +26,7 @@ beforeAll(async () => {
   c = await seedClient(t);
   for (let i = 0; i < 30; i++) {
     const res = await scim(t, c, "POST", "/Users", {
-      schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+      schemas: [USER_SCHEMA],
       userName: `generic${i}@example.com`,
     });
     expect(res.statusCode).toBe(201);

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createGroup, PATCH_OP, patchGroup, type ScimMember } from "../helpers/groups.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { describe, expect, it } from "vitest";
+import { createGroup, patchGroup, type ScimMember } from "../helpers/groups.js";
+import { scim } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** The users' `groups` attribute and the Groups API, both through SCIM HTTP only. */
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
 
 async function newUser(userName = unique("u")): Promise<{ id: string; userName: string }> {
   const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });

@@ -1,10 +1,10 @@
 import { sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quoteIdent } from "../../src/storage/database.js";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { type LoggedQuery, loggingDb } from "../helpers/query-log.js";
+import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
+import { type LoggedQuery, openExplainer, planOf, type QuerySpy } from "../helpers/query-spy.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * Issue 5 point 5: every supported filter and both paginations are served by an index. The test EXPLAINs the exact
@@ -13,15 +13,14 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
  */
 const GROUP = "0190c000-0000-7000-8000-000000000001";
 let database: TestDatabase;
-let logged: ReturnType<typeof loggingDb>;
+let logged: QuerySpy;
 let t: TestApp;
 let c: SeededClient;
 let explainer: pg.Client;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  logged = loggingDb(database);
-  t = await createTestApp({ database, extra: { db: logged.db } });
+  const app = await createTestApp({ queries: true });
+  [t, database, logged] = [app, app.database, app.queries];
   c = await seedClient(t);
   await sql`insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, created_at, updated_at)
     select gen_random_uuid(), ${c.organizationId}::uuid, true, 'bulk' || g || '@example.com', 'x' || g, 'e' || g,
@@ -35,22 +34,15 @@ beforeAll(async () => {
   // A second, small organization: the generic plans must suit the large one and the small one alike.
   const small = await seedClient(t);
   await scim(t, small, "POST", "/Users", {
-    schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+    schemas: [USER_SCHEMA],
     userName: "small@example.com",
   });
   await sql`analyze`.execute(database.db);
-  explainer = new pg.Client({
-    connectionString: database.url,
-    options: `-c search_path=${quoteIdent(database.schema)}`,
-  });
-  await explainer.connect();
-  await explainer.query("set enable_seqscan = off");
+  explainer = await openExplainer(database);
 });
 afterAll(async () => {
   await explainer.end();
   await t.close();
-  await logged.close();
-  await database.close();
 });
 
 /** The identity queries a GET /Users request ran, each with its plan as text. */
@@ -62,8 +54,7 @@ async function plansOf(query: string): Promise<{ sql: string; plan: string }[]> 
   expect(ran.length).toBeGreaterThan(0);
   const out: { sql: string; plan: string }[] = [];
   for (const q of ran) {
-    const { rows } = await explainer.query(`explain ${q.sql}`, [...q.parameters]);
-    out.push({ sql: q.sql, plan: rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n") });
+    out.push({ sql: q.sql, plan: await planOf(explainer, q) });
   }
   return out;
 }

@@ -1,26 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { scim } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, LIST_RESPONSE, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 4.4, 4.6, 4.7 and issue 5 points 1–4 for GET /Users. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-const LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 const GROUP_A = "0190a000-0000-7000-8000-0000000000aa";
 const GROUP_B = "0190a000-0000-7000-8000-0000000000bb";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 const ids: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   for (let i = 0; i < 7; i++) {
     const res = await scim(t, c, "POST", "/Users", {
-      schemas: [USER, ENTERPRISE],
+      schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
       userName: `List${i}@Example.com`,
       externalId: `Ext-${i}`,
-      [ENTERPRISE]: { employeeNumber: `E${i % 3}` },
+      [ENTERPRISE_SCHEMA]: { employeeNumber: `E${i % 3}` },
     });
     ids.push(res.json().id);
   }
@@ -53,7 +48,6 @@ beforeAll(async () => {
     .values({ group_id: GROUP_A, member_group_id: GROUP_B, organization_id: c.organizationId })
     .execute();
 });
-afterAll(async () => t.close());
 
 const list = (query: string) => scim(t, c, "GET", `/Users${query === "" ? "" : `?${query}`}`);
 const filter = (f: string, extra = "") => list(`filter=${encodeURIComponent(f)}${extra}`);
@@ -63,7 +57,7 @@ describe("offset pagination (spec 4.6.1)", () => {
   it("lists every user by default, ordered by id, with totalResults, startIndex and itemsPerPage", async () => {
     const res = await list("");
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ schemas: [LIST], totalResults: 7, startIndex: 1, itemsPerPage: 7 });
+    expect(res.json()).toMatchObject({ schemas: [LIST_RESPONSE], totalResults: 7, startIndex: 1, itemsPerPage: 7 });
     expect(idsOf(res.json())).toEqual(ids);
     expect(res.json().Resources[0].meta.resourceType).toBe("User");
   });
@@ -80,7 +74,7 @@ describe("offset pagination (spec 4.6.1)", () => {
 
   it("count=0 answers totalResults without Resources", async () => {
     const body = (await list("count=0")).json();
-    expect(body).toEqual({ schemas: [LIST], totalResults: 7, startIndex: 1, itemsPerPage: 0 });
+    expect(body).toEqual({ schemas: [LIST_RESPONSE], totalResults: 7, startIndex: 1, itemsPerPage: 0 });
   });
 
   it("treats startIndex below 1 as 1 and a negative count as 0", async () => {
@@ -100,7 +94,7 @@ describe("filters (spec 4.7)", () => {
     const body = (await filter('userName eq "list3@EXAMPLE.com"')).json();
     expect(body.totalResults).toBe(1);
     expect(body.Resources[0].userName).toBe("List3@Example.com");
-    const urn = (await filter(`${USER}:userName eq "LIST3@example.com"`)).json();
+    const urn = (await filter(`${USER_SCHEMA}:userName eq "LIST3@example.com"`)).json();
     expect(urn.totalResults).toBe(1);
   });
 
@@ -111,7 +105,7 @@ describe("filters (spec 4.7)", () => {
 
   it("employeeNumber eq, plain or URN-qualified", async () => {
     expect((await filter('employeeNumber eq "E1"')).json().totalResults).toBe(2);
-    expect((await filter(`${ENTERPRISE}:employeeNumber eq "E0"`)).json().totalResults).toBe(3);
+    expect((await filter(`${ENTERPRISE_SCHEMA}:employeeNumber eq "E0"`)).json().totalResults).toBe(3);
   });
 
   it("groups.value eq lists direct members only", async () => {
@@ -140,7 +134,7 @@ describe("filters (spec 4.7)", () => {
 
   it("a filter that matches nothing is 200 with totalResults 0 (Entra's test connection)", async () => {
     const body = (await filter('userName eq "9f0e7a52-0000-4000-8000-000000000000"', "&startIndex=1&count=100")).json();
-    expect(body).toEqual({ schemas: [LIST], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
+    expect(body).toEqual({ schemas: [LIST_RESPONSE], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
   });
 
   it("filters with cursor pagination too", async () => {
@@ -203,7 +197,7 @@ describe("cursor pagination (RFC 9865, spec 4.6.2)", () => {
 
   it("count=0 answers no Resources and no nextCursor", async () => {
     const body = (await list("count=0&cursor=")).json();
-    expect(body).toEqual({ schemas: [LIST], itemsPerPage: 0 });
+    expect(body).toEqual({ schemas: [LIST_RESPONSE], itemsPerPage: 0 });
   });
 });
 
@@ -211,15 +205,15 @@ describe("projection and groups on list pages (spec 4.4, issue 5 point 4)", () =
   it("attributes keeps id, schemas and what is listed", async () => {
     const body = (await list("attributes=userName&count=2")).json();
     expect(body.Resources[0].id).toBe(ids[0]);
-    expect(body.Resources[0].schemas).toEqual([USER, ENTERPRISE]);
+    expect(body.Resources[0].schemas).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA]);
     expect(body.Resources[0].userName).toMatch(/^List\d@Example\.com$/);
     expect(Object.keys(body.Resources[1]).sort()).toEqual(["id", "schemas", "userName"]);
   });
 
   it("excludedAttributes drops what is listed", async () => {
-    const body = (await list(`excludedAttributes=externalId,${ENTERPRISE}&count=1`)).json();
+    const body = (await list(`excludedAttributes=externalId,${ENTERPRISE_SCHEMA}&count=1`)).json();
     expect(body.Resources[0].externalId).toBeUndefined();
-    expect(body.Resources[0][ENTERPRISE]).toBeUndefined();
+    expect(body.Resources[0][ENTERPRISE_SCHEMA]).toBeUndefined();
     expect(body.Resources[0].userName).toBeDefined();
   });
 

@@ -7,11 +7,10 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 /** Issue 3 point 7: per-client JSONata mapping SCIM user → identity traits. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-const CUSTOM = `{"login": $lowercase(userName), "dept": \`${ENTERPRISE}\`.department}`;
+const CUSTOM = `{"login": $lowercase(userName), "dept": \`${ENTERPRISE_SCHEMA}\`.department}`;
 let t: TestApp;
 let server: Server;
 let baseUrl = "";
@@ -42,7 +41,11 @@ afterAll(async () => {
 });
 
 async function traitsOf(client: SeededClient, body: Record<string, unknown> = {}) {
-  const res = await scim(t, client, "POST", "/Users", { schemas: [USER], userName: `Map${++n}@Example.com`, ...body });
+  const res = await scim(t, client, "POST", "/Users", {
+    schemas: [USER_SCHEMA],
+    userName: `Map${++n}@Example.com`,
+    ...body,
+  });
   expect(res.statusCode).toBe(201);
   return (await adminCall(t, "GET", `/identities/${res.json().id}`)).json().traits;
 }
@@ -68,7 +71,7 @@ describe("the default mapping", () => {
 });
 
 describe("mapping sources", () => {
-  const department = { [ENTERPRISE]: { department: "R&D" } };
+  const department = { [ENTERPRISE_SCHEMA]: { department: "R&D" } };
 
   it("inline JSONata", async () => {
     const c = await seedClient(t, { mapping: CUSTOM });
@@ -106,7 +109,7 @@ describe("a failing mapping is a 500 and writes nothing", () => {
   ])("%s", async (_name, mapping) => {
     const c = await seedClient(t, { mapping: mapping() });
     const userName = `fail${++n}@example.com`;
-    const res = await scim(t, c, "POST", "/Users", { schemas: [USER], userName });
+    const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });
     expect(res.statusCode).toBe(500);
     expect(res.json().detail).toMatch(/^data mapping failed: /);
     expect(res.json().detail).not.toMatch(/\n\s+at /);
@@ -116,9 +119,11 @@ describe("a failing mapping is a 500 and writes nothing", () => {
 
   it("on PATCH too: the user stays as it was", async () => {
     const c = await seedClient(t, { mapping: 'title = "boom" ? $error("boom") : {}' });
-    const user = (await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `pf${++n}@example.com` })).json();
+    const user = (
+      await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `pf${++n}@example.com` })
+    ).json();
     const res = await scim(t, c, "PATCH", `/Users/${user.id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "title", value: "boom" }],
     });
     expect(res.statusCode).toBe(500);
@@ -130,7 +135,7 @@ describe("POST /v2alpha1/admin/scimClients/{client_id}:testMapping", () => {
   it("answers the traits the client's mapping would produce, storing nothing", async () => {
     const c = await seedClient(t, { mapping: CUSTOM });
     const res = await adminCall(t, "POST", `/scimClients/${c.clientId}:testMapping`, {
-      user: { userName: "Probe@Example.com", [ENTERPRISE]: { department: "Ops" } },
+      user: { userName: "Probe@Example.com", [ENTERPRISE_SCHEMA]: { department: "Ops" } },
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ traits: { login: "probe@example.com", dept: "Ops" } });

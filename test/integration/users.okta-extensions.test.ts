@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Okta custom attributes under an external namespace: create, read, GET-then-PUT, filter. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-let t: TestApp;
+const { t } = useTestApp();
 let okta: SeededClient;
 let n = 0;
 
 beforeAll(async () => {
-  t = await createTestApp();
   okta = await seedClient(t, { extensions: [OKTA_EXTENSION] });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const unique = () => {
@@ -29,7 +25,7 @@ describe("Okta custom attributes", () => {
     const created = await scim(t, okta, "POST", "/Users", idpBody("okta-create-user-custom", v));
     expect(created.statusCode, created.body).toBe(201);
     const user = created.json();
-    expect(user.schemas).toEqual([USER, OKTA_URN]);
+    expect(user.schemas).toEqual([USER_SCHEMA, OKTA_URN]);
     expect(user[OKTA_URN]).toEqual({
       costCode: v.costCode,
       badgeId: v.badgeId,
@@ -46,7 +42,7 @@ describe("Okta custom attributes", () => {
   it("attribute names and the URN key are case-insensitive in bodies; values are typed by the declaration", async () => {
     const v = unique();
     const created = await scim(t, okta, "POST", "/Users", {
-      schemas: [USER, OKTA_URN],
+      schemas: [USER_SCHEMA, OKTA_URN],
       userName: v.userName,
       "URN:OKTA:ACME:1.0:USER": { COSTCODE: v.costCode, isContractor: "True", level: 3 },
     });
@@ -72,9 +68,9 @@ describe("Okta custom attributes", () => {
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json()[OKTA_URN]).toEqual({ costCode: "CC-new", badgeId: v.badgeId });
     const { [OKTA_URN]: _dropped, ...withoutExtension } = idpBody("okta-put-user-custom", { ...v, id, costCode: "x" });
-    const reset = await scim(t, okta, "PUT", `/Users/${id}`, { ...withoutExtension, schemas: [USER] });
+    const reset = await scim(t, okta, "PUT", `/Users/${id}`, { ...withoutExtension, schemas: [USER_SCHEMA] });
     expect(reset.json()[OKTA_URN]).toBeUndefined();
-    expect(reset.json().schemas).toEqual([USER]);
+    expect(reset.json().schemas).toEqual([USER_SCHEMA]);
   });
 
   it("eq filters on a filterable attribute, case-insensitively unless caseExact, URN-qualified or not", async () => {
@@ -106,7 +102,7 @@ describe("Okta custom attributes", () => {
       `/Users?attributes=${OKTA_URN}:costCode&filter=${encodeURIComponent(`costCode eq "${v.costCode}"`)}`,
     );
     expect(projected.json().Resources).toEqual([
-      { schemas: [USER, OKTA_URN], id, [OKTA_URN]: { costCode: v.costCode } },
+      { schemas: [USER_SCHEMA, OKTA_URN], id, [OKTA_URN]: { costCode: v.costCode } },
     ]);
   });
 
@@ -164,7 +160,7 @@ describe("Okta custom attributes", () => {
     ).json().id;
     const patch = (value: unknown, op = "replace") =>
       scim(t, c, "PATCH", `/Users/${id}`, {
-        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        schemas: [PATCH_OP],
         Operations: [{ op, path: `${OKTA_URN}:hireId`, value }],
       });
     expect((await patch("H-1", "add")).statusCode).toBe(200);

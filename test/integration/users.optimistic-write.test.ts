@@ -1,37 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as repo from "../../src/directory/identities/repo.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let t: TestApp;
-let c: SeededClient;
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
+const { t, c } = useTestApp({ seed: true });
 
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const values = (displayName: string) => ({
   user_name: "opti@example.com",
   external_id: null,
   employee_number: null,
   active: true,
-  scim: { schemas: [USER], userName: "opti@example.com", displayName },
+  scim: { schemas: [USER_SCHEMA], userName: "opti@example.com", displayName },
   traits: {},
   now: new Date(),
 });
 
 describe("optimistic PATCH/PUT writes (one guarded statement)", () => {
   it("applies a write only while the row is unchanged since it was read", async () => {
-    const created = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: "opti@example.com" });
+    const created = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "opti@example.com" });
     const id = created.json().id as string;
     const read = await repo.readUser(t.db, c.organizationId, id, false);
     if (read === undefined) throw new Error("user not read");
 
     // Someone else changes the user between our read and our write.
     const other = await scim(t, c, "PATCH", `/Users/${id}`, {
-      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "displayName", value: "theirs" }],
     });
     expect(other.statusCode).toBe(200);
@@ -65,13 +59,13 @@ describe("optimistic PATCH/PUT writes (one guarded statement)", () => {
   });
 
   it("keeps every one of many concurrent PATCHes of one user (no lost update)", async () => {
-    const created = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: "race@example.com" });
+    const created = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "race@example.com" });
     const id = created.json().id as string;
     const phones = Array.from({ length: 12 }, (_, i) => `+1555000${String(i).padStart(4, "0")}`);
     const results = await Promise.all(
       phones.map((value) =>
         scim(t, c, "PATCH", `/Users/${id}`, {
-          schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+          schemas: [PATCH_OP],
           Operations: [{ op: "add", path: "phoneNumbers", value: [{ value, type: "work" }] }],
         }),
       ),

@@ -4,10 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REDACT_PATHS } from "../../src/platform/logger.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 /** Issue 3 point 6: write-only, argon2id, never returned; verifyPassword for our own application's login. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 const PASSWORD = "Correct-Horse-9!";
 let t: TestApp;
 let c: SeededClient;
@@ -29,7 +28,7 @@ afterAll(async () => t.close());
 
 async function createUser(body: Record<string, unknown> = {}) {
   const userName = `pw${++n}@example.com`;
-  const res = await scim(t, c, "POST", "/Users", { schemas: [USER], userName, password: PASSWORD, ...body });
+  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName, password: PASSWORD, ...body });
   expect(res.statusCode).toBe(201);
   return res.json();
 }
@@ -63,7 +62,7 @@ describe("the password is never returned", () => {
   it("does not reach the logs, even when the request fails", async () => {
     const failing = await seedClient(t, { mapping: '$error("boom")' });
     const res = await scim(t, failing, "POST", "/Users", {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName: "log@example.com",
       password: PASSWORD,
     });
@@ -87,7 +86,7 @@ describe("POST /v2alpha1/admin/identities:verifyPassword", () => {
     const user = await createUser();
     expect((await verify(user.userName, "wrong")).statusCode).toBe(401);
     expect((await verify("nobody@example.com", PASSWORD)).statusCode).toBe(401);
-    const bare = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `nopw${++n}@example.com` });
+    const bare = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `nopw${++n}@example.com` });
     expect((await verify(bare.json().userName, "")).statusCode).toBe(401);
   });
 
@@ -123,9 +122,13 @@ describe("POST /v2alpha1/admin/identities:verifyPassword", () => {
 describe("changing the password (spec 4.5.1)", () => {
   it("PUT without a password keeps it; PUT with one changes it", async () => {
     const user = await createUser();
-    await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER], userName: user.userName, title: "T" });
+    await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: user.userName, title: "T" });
     expect((await verify(user.userName, PASSWORD)).statusCode).toBe(200);
-    await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER], userName: user.userName, password: "New-Pass-1" });
+    await scim(t, c, "PUT", `/Users/${user.id}`, {
+      schemas: [USER_SCHEMA],
+      userName: user.userName,
+      password: "New-Pass-1",
+    });
     expect((await verify(user.userName, PASSWORD)).statusCode).toBe(401);
     expect((await verify(user.userName, "New-Pass-1")).statusCode).toBe(200);
   });

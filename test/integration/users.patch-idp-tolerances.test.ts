@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { describe, expect, it } from "vitest";
 import { idpBody } from "../helpers/fixtures.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Issue 3 point 9 and IDP-QUIRKS.md: one test per tolerance, with real Entra and Okta bodies. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let n = 0;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
 
 async function createUser(body: Record<string, unknown> = {}) {
   const res = await scim(t, c, "POST", "/Users", {
-    schemas: [USER],
+    schemas: [USER_SCHEMA],
     userName: `tol${++n}@example.com`,
     name: { givenName: "Ann", familyName: "Lee" },
     emails: [{ value: `tol${n}@example.com`, type: "work", primary: true }],
@@ -66,9 +57,9 @@ describe("Entra ID", () => {
       displayName: "Pvlo",
       name: { givenName: "Gtfd", familyName: "Pkqf" },
       externalId: "Eqpj",
-      [ENTERPRISE]: { employeeNumber: "Eqpj" },
+      [ENTERPRISE_SCHEMA]: { employeeNumber: "Eqpj" },
     });
-    expect(res.json().schemas).toEqual([USER, ENTERPRISE]);
+    expect(res.json().schemas).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA]);
   });
 
   it("creates the element when add's value filter matches nothing (work phone)", async () => {
@@ -82,24 +73,24 @@ describe("Entra ID", () => {
     const user = await createUser();
     const res = await patch(user.id, idpBody("entra-patch-manager"));
     expect(res.statusCode).toBe(200);
-    expect(res.json()[ENTERPRISE]).toEqual({ manager: { value: "271" } });
+    expect(res.json()[ENTERPRISE_SCHEMA]).toEqual({ manager: { value: "271" } });
   });
 
   it("sets an enterprise attribute through its URN-qualified path", async () => {
     const user = await createUser();
     const res = await patch(user.id, idpBody("entra-patch-department"));
     expect(res.statusCode).toBe(200);
-    expect(res.json()[ENTERPRISE]).toEqual({ department: "Sales" });
+    expect(res.json()[ENTERPRISE_SCHEMA]).toEqual({ department: "Sales" });
   });
 
   it("accepts a URN-keyed extension object in a pathless add", async () => {
     const user = await createUser();
     const res = await patch(
       user.id,
-      ops({ op: "Add", value: { [ENTERPRISE]: { costCenter: "CC-9", division: "D" } } }),
+      ops({ op: "Add", value: { [ENTERPRISE_SCHEMA]: { costCenter: "CC-9", division: "D" } } }),
     );
     expect(res.statusCode).toBe(200);
-    expect(res.json()[ENTERPRISE]).toEqual({ costCenter: "CC-9", division: "D" });
+    expect(res.json()[ENTERPRISE_SCHEMA]).toEqual({ costCenter: "CC-9", division: "D" });
   });
 
   it("resolves attribute names case-insensitively in paths", async () => {

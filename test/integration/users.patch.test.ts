@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestApp } from "../helpers/app.js";
-import { createRecordingApp, type RecordedEvent, type RecordingApp } from "../helpers/events.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { describe, expect, it } from "vitest";
+import { scim } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-let app: RecordingApp;
-let t: TestApp;
-let c: SeededClient;
-let events: () => Promise<RecordedEvent[]>;
+const { t, c } = useTestApp({ recording: true, seed: true });
+const events = () => t.recorder.events();
 let n = 0;
 
-beforeAll(async () => {
-  app = await createRecordingApp();
-  t = app.t;
-  events = app.recorder.events;
-  c = await seedClient(t);
-});
-afterAll(async () => app.close());
-
 async function createUser(body: Record<string, unknown> = {}) {
-  const res = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `p${++n}@example.com`, ...body });
+  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `p${++n}@example.com`, ...body });
   expect(res.statusCode).toBe(201);
   return res.json();
 }

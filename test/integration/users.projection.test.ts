@@ -1,28 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { describe, expect, it } from "vitest";
+import { scim } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Issue 3 point 10: attributes / excludedAttributes on every response that returns a user. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let n = 0;
 
-beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
-});
-afterAll(async () => t.close());
-
 const body = () => ({
-  schemas: [USER, ENTERPRISE],
+  schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
   userName: `proj${++n}@example.com`,
   displayName: "Dee",
   name: { givenName: "G", familyName: "F" },
   emails: [{ value: `proj${n}@example.com`, type: "work" }],
-  [ENTERPRISE]: { department: "Ops", costCenter: "C" },
+  [ENTERPRISE_SCHEMA]: { department: "Ops", costCenter: "C" },
 });
 const keys = (o: Record<string, unknown>) => Object.keys(o).sort();
 
@@ -39,11 +30,11 @@ describe("projection", () => {
       t,
       c,
       "GET",
-      `/Users/${user.id}?excludedAttributes=emails,name.familyName,${ENTERPRISE}:department`,
+      `/Users/${user.id}?excludedAttributes=emails,name.familyName,${ENTERPRISE_SCHEMA}:department`,
     );
     expect(res.json().emails).toBeUndefined();
     expect(res.json().name).toEqual({ givenName: "G" });
-    expect(res.json()[ENTERPRISE]).toEqual({ costCenter: "C" });
+    expect(res.json()[ENTERPRISE_SCHEMA]).toEqual({ costCenter: "C" });
     expect(res.json().displayName).toBe("Dee");
   });
 
@@ -51,7 +42,7 @@ describe("projection", () => {
     const user = (await scim(t, c, "POST", "/Users", body())).json();
     const res = await scim(t, c, "GET", `/Users/${user.id}?excludedAttributes=id,schemas,userName`);
     expect(res.json().id).toBe(user.id);
-    expect(res.json().schemas).toEqual([USER, ENTERPRISE]);
+    expect(res.json().schemas).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA]);
     expect(res.json().userName).toBeUndefined();
   });
 
@@ -62,11 +53,15 @@ describe("projection", () => {
       userName: user.userName,
     });
     expect(keys(put.json())).toEqual(["displayName", "id", "schemas"]);
-    const patch = await scim(t, c, "PATCH", `/Users/${user.id}?attributes=${ENTERPRISE}:department`, {
+    const patch = await scim(t, c, "PATCH", `/Users/${user.id}?attributes=${ENTERPRISE_SCHEMA}:department`, {
       schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "title", value: "T" }],
     });
-    expect(patch.json()).toEqual({ schemas: [USER, ENTERPRISE], id: user.id, [ENTERPRISE]: { department: "Ops" } });
+    expect(patch.json()).toEqual({
+      schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
+      id: user.id,
+      [ENTERPRISE_SCHEMA]: { department: "Ops" },
+    });
   });
 
   it("both parameters at once are 400 on POST, GET, PUT and PATCH, and POST writes nothing", async () => {

@@ -1,27 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { loggingDb } from "../helpers/query-log.js";
+import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
+import type { QuerySpy } from "../helpers/query-spy.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 /** Issue 3 acceptance: GET /Users/{id} costs a fixed number of queries whatever the group count (no N+1). */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 let database: TestDatabase;
-let logged: ReturnType<typeof loggingDb>;
+let logged: QuerySpy;
 let t: TestApp;
 let c: SeededClient;
 let other: SeededClient;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  logged = loggingDb(database);
-  t = await createTestApp({ database, extra: { db: logged.db } });
+  const app = await createTestApp({ queries: true });
+  [t, database, logged] = [app, app.database, app.queries];
   c = await seedClient(t);
   other = await seedClient(t);
 });
 afterAll(async () => {
   await t.close();
-  await logged.close();
-  await database.close();
 });
 
 let g = 0;
@@ -52,7 +49,7 @@ async function queriesFor(path: string): Promise<number> {
 }
 
 const createUser = async (body: Record<string, unknown> = {}) =>
-  (await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `q${++g}@example.com`, ...body })).json();
+  (await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `q${++g}@example.com`, ...body })).json();
 
 describe("the groups attribute (spec 2.1)", () => {
   it("lists direct memberships as {value, display, type: direct}, not nested ones", async () => {
@@ -117,13 +114,11 @@ describe("query counts", () => {
 });
 
 describe("manager displayName (spec 2.2)", () => {
-  const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-
   it("is resolved in the same query as the user", async () => {
     const boss = await createUser({ displayName: "The Boss" });
-    const user = await createUser({ [ENTERPRISE]: { manager: { value: boss.id } } });
+    const user = await createUser({ [ENTERPRISE_SCHEMA]: { manager: { value: boss.id } } });
     expect(await queriesFor(`/Users/${user.id}`)).toBe(1);
-    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json()[ENTERPRISE].manager).toEqual({
+    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json()[ENTERPRISE_SCHEMA].manager).toEqual({
       value: boss.id,
       displayName: "The Boss",
     });
@@ -132,12 +127,14 @@ describe("manager displayName (spec 2.2)", () => {
   it("is not resolved for a manager of another organization", async () => {
     const foreign = (
       await scim(t, other, "POST", "/Users", {
-        schemas: [USER],
+        schemas: [USER_SCHEMA],
         userName: "foreign-boss@example.com",
         displayName: "F",
       })
     ).json();
-    const user = await createUser({ [ENTERPRISE]: { manager: { value: foreign.id } } });
-    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json()[ENTERPRISE].manager).toEqual({ value: foreign.id });
+    const user = await createUser({ [ENTERPRISE_SCHEMA]: { manager: { value: foreign.id } } });
+    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json()[ENTERPRISE_SCHEMA].manager).toEqual({
+      value: foreign.id,
+    });
   });
 });

@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestApp } from "../helpers/app.js";
-import { createRecordingApp, type RecordedEvent, type RecordingApp } from "../helpers/events.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { describe, expect, it } from "vitest";
+import { scim } from "../helpers/seed.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-let app: RecordingApp;
-let t: TestApp;
-let c: SeededClient;
-let events: () => Promise<RecordedEvent[]>;
+const { t, c } = useTestApp({ recording: true, seed: true });
+const events = () => t.recorder.events();
 let n = 0;
 
-beforeAll(async () => {
-  app = await createRecordingApp();
-  t = app.t;
-  events = app.recorder.events;
-  c = await seedClient(t);
-});
-afterAll(async () => app.close());
-
 async function create(body: Record<string, unknown> = {}) {
-  const res = await scim(t, c, "POST", "/Users", { schemas: [USER], userName: `r${++n}@example.com`, ...body });
+  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `r${++n}@example.com`, ...body });
   expect(res.statusCode).toBe(201);
   return res.json();
 }
@@ -31,7 +20,7 @@ describe("PUT /Users/{id} replaces (spec 4.5.1, issue 3 point 3)", () => {
     const user = await create({ displayName: "Old", title: "Boss", active: false });
     t.clock.advance(60_000);
     const res = await scim(t, c, "PUT", `/Users/${user.id}`, {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName: user.userName,
       nickName: "N",
     });
@@ -51,12 +40,16 @@ describe("PUT /Users/{id} replaces (spec 4.5.1, issue 3 point 3)", () => {
   it("deactivates with active false and reactivates with active true", async () => {
     const user = await create();
     const off = await scim(t, c, "PUT", `/Users/${user.id}`, {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName: user.userName,
       active: false,
     });
     expect(off.json().active).toBe(false);
-    const on = await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER], userName: user.userName, active: true });
+    const on = await scim(t, c, "PUT", `/Users/${user.id}`, {
+      schemas: [USER_SCHEMA],
+      userName: user.userName,
+      active: true,
+    });
     expect(on.json().active).toBe(true);
   });
 
@@ -78,7 +71,7 @@ describe("PUT /Users/{id} replaces (spec 4.5.1, issue 3 point 3)", () => {
   it("renames the userName and frees the old one", async () => {
     const user = await create();
     const renamed = `renamed${++n}@example.com`;
-    const res = await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER], userName: renamed });
+    const res = await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: renamed });
     expect(res.json().userName).toBe(renamed);
     const again = await create({ userName: user.userName });
     expect(again.id).not.toBe(user.id);
@@ -86,14 +79,14 @@ describe("PUT /Users/{id} replaces (spec 4.5.1, issue 3 point 3)", () => {
 
   it("validates like POST", async () => {
     const user = await create();
-    const res = await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER], userName: "" });
+    const res = await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: "" });
     expect(res.statusCode).toBe(400);
     expect(res.json().scimType).toBe("invalidSyntax");
   });
 
   it("answers 404 for an unknown id", async () => {
     const res = await scim(t, c, "PUT", "/Users/00000000-0000-4000-8000-000000000000", {
-      schemas: [USER],
+      schemas: [USER_SCHEMA],
       userName: "ghost@example.com",
     });
     expect(res.statusCode).toBe(404);
@@ -103,7 +96,7 @@ describe("PUT /Users/{id} replaces (spec 4.5.1, issue 3 point 3)", () => {
 describe("events and no-op writes (DESIGN.md Webhooks)", () => {
   it("records user.created, user.updated and user.deleted with the user's data, never the password", async () => {
     const user = await create({ name: { givenName: "Ann", familyName: "Lee" }, password: "Secret-123!" });
-    await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER], userName: user.userName, active: false });
+    await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: user.userName, active: false });
     expect((await scim(t, c, "DELETE", `/Users/${user.id}`)).statusCode).toBe(204);
     const recorded = (await events()).filter((e) => e.resourceId === user.id);
     expect(recorded.map((e) => e.kind)).toEqual(["user.created", "user.updated", "user.deleted"]);

@@ -1,23 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Spec 1: a resource of another organization answers as if it did not exist. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-let t: TestApp;
+const { t } = useTestApp();
 let mine: SeededClient;
 let theirs: SeededClient;
 let theirUser: { id: string; userName: string };
 
 beforeAll(async () => {
-  t = await createTestApp();
   mine = await seedClient(t);
   theirs = await seedClient(t);
-  const res = await scim(t, theirs, "POST", "/Users", { schemas: [USER], userName: "theirs@example.com", title: "T" });
+  const res = await scim(t, theirs, "POST", "/Users", {
+    schemas: [USER_SCHEMA],
+    userName: "theirs@example.com",
+    title: "T",
+  });
   theirUser = res.json();
 });
-afterAll(async () => t.close());
 
 describe("another organization's user is a 404", () => {
   it("GET", async () => {
@@ -25,7 +26,10 @@ describe("another organization's user is a 404", () => {
   });
 
   it("PUT, and nothing changes", async () => {
-    const res = await scim(t, mine, "PUT", `/Users/${theirUser.id}`, { schemas: [USER], userName: "x@example.com" });
+    const res = await scim(t, mine, "PUT", `/Users/${theirUser.id}`, {
+      schemas: [USER_SCHEMA],
+      userName: "x@example.com",
+    });
     expect(res.statusCode).toBe(404);
     expect((await scim(t, theirs, "GET", `/Users/${theirUser.id}`)).json().userName).toBe("theirs@example.com");
   });

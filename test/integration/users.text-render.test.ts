@@ -1,39 +1,35 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { scim } from "../helpers/seed.js";
+import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * GET /Users/{id} and GET /Users without a projection are spliced from PostgreSQL's JSON text (renderUserText);
  * with a projection that changes nothing (an unknown excluded attribute) they take the object path. Both must agree.
  */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const GROUP = "0190a000-0000-7000-8000-0000000000cc";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let plain: string;
 let managed: string;
 let bare: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   const create = async (body: Record<string, unknown>) =>
     (await scim(t, c, "POST", "/Users", body)).json().id as string;
   plain = await create({
-    schemas: [USER, ENTERPRISE],
+    schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
     userName: 'Text"Render\\@example.com',
     name: { givenName: "Zoë", familyName: "O'Brien \u2028 line" },
     emails: [{ value: "text@example.com", type: "work", primary: true }],
-    [ENTERPRISE]: { employeeNumber: "E1", department: "R&D" },
+    [ENTERPRISE_SCHEMA]: { employeeNumber: "E1", department: "R&D" },
   });
   managed = await create({
-    schemas: [USER, ENTERPRISE],
+    schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
     userName: "managed@example.com",
-    [ENTERPRISE]: { manager: { value: plain } },
+    [ENTERPRISE_SCHEMA]: { manager: { value: plain } },
   });
-  bare = await create({ schemas: [USER], userName: "bare@example.com" });
+  bare = await create({ schemas: [USER_SCHEMA], userName: "bare@example.com" });
   const now = new Date();
   await t.db
     .insertInto("directory_groups")
@@ -51,7 +47,6 @@ beforeAll(async () => {
     .values({ group_id: GROUP, identity_id: plain, organization_id: c.organizationId })
     .execute();
 });
-afterAll(async () => t.close());
 
 const get = (path: string) => scim(t, c, "GET", path);
 const same = "excludedAttributes=noSuchAttribute";
@@ -69,7 +64,9 @@ describe("users rendered as JSON text", () => {
     const body = (await get(`/Users/${plain}`)).json();
     expect(body.groups).toEqual([{ value: GROUP, display: 'Text "group"', type: "direct" }]);
     expect(body.meta.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect((await get(`/Users/${managed}`)).json()[ENTERPRISE].manager.displayName).toBe('Text"Render\\@example.com');
+    expect((await get(`/Users/${managed}`)).json()[ENTERPRISE_SCHEMA].manager.displayName).toBe(
+      'Text"Render\\@example.com',
+    );
   });
 
   it("list pages (offset and cursor) equal the object rendering", async () => {

@@ -1,25 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** Issue 3 point 4: userName and email values are unique across the service, case-insensitively, by the database. */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-let t: TestApp;
-let c: SeededClient;
+const { t, c } = useTestApp({ seed: true });
 let other: SeededClient;
 let n = 0;
 const fresh = () => `u${++n}-${Date.now()}@example.com`;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  c = await seedClient(t);
   other = await seedClient(t);
 });
-afterAll(async () => t.close());
 
 const post = (client: SeededClient, body: Record<string, unknown>) =>
-  scim(t, client, "POST", "/Users", { schemas: [USER], ...body });
+  scim(t, client, "POST", "/Users", { schemas: [USER_SCHEMA], ...body });
 
 function expectUniqueness(res: { statusCode: number; json(): Record<string, unknown> }) {
   expect(res.statusCode).toBe(409);
@@ -54,7 +49,7 @@ describe("within one organization: 409 uniqueness", () => {
     const taken = fresh();
     await post(c, { userName: taken });
     const user = (await post(c, { userName: fresh(), title: "Before" })).json();
-    expectUniqueness(await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER], userName: taken }));
+    expectUniqueness(await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: taken }));
     expectUniqueness(
       await scim(t, c, "PATCH", `/Users/${user.id}`, {
         schemas: [PATCH_OP],
@@ -73,7 +68,7 @@ describe("within one organization: 409 uniqueness", () => {
   it("frees the identifiers of a deleted or renamed user", async () => {
     const userName = fresh();
     const user = (await post(c, { userName })).json();
-    await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER], userName: fresh() });
+    await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: fresh() });
     const again = await post(c, { userName });
     expect(again.statusCode).toBe(201);
     await scim(t, c, "DELETE", `/Users/${again.json().id}`);

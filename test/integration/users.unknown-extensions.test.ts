@@ -1,23 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /** An undeclared schema URN: 400 by default; kept verbatim with unknown_extensions "store". */
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const EXTRA = "urn:example:extra:1.0:User";
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-let t: TestApp;
+const { t } = useTestApp();
 let strict: SeededClient;
 let storing: SeededClient;
 
 beforeAll(async () => {
-  t = await createTestApp();
   strict = await seedClient(t, { extensions: [OKTA_EXTENSION] });
   storing = await seedClient(t, { extensions: [OKTA_EXTENSION], unknown_extensions: "store" });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 describe("undeclared extensions", () => {
@@ -43,7 +38,7 @@ describe("undeclared extensions", () => {
       [EXTRA]: extra,
     });
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().schemas).toEqual([USER, OKTA_URN, EXTRA]);
+    expect(res.json().schemas).toEqual([USER_SCHEMA, OKTA_URN, EXTRA]);
     expect(res.json()[EXTRA]).toEqual(extra);
     const read = await scim(t, storing, "GET", `/Users/${res.json().id}`);
     expect(read.json()).toEqual(res.json());
@@ -72,7 +67,7 @@ describe("undeclared extensions", () => {
       Operations: [{ op: "remove", path: EXTRA }],
     });
     expect(removed.json()[EXTRA]).toBeUndefined();
-    expect(removed.json().schemas).toEqual([USER]);
+    expect(removed.json().schemas).toEqual([USER_SCHEMA]);
     await scim(t, storing, "PUT", `/Users/${id}`, { userName: "kept3@acme.example", [EXTRA]: { c: 3 } });
     const put = await scim(t, storing, "PUT", `/Users/${id}`, { userName: "kept3@acme.example" });
     expect(put.json()[EXTRA]).toBeUndefined();

@@ -1,32 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
-import { createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { createWebhookTestApp, outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let database: TestDatabase;
-let receiver: WebhookReceiver;
-let clock: ManualClock;
-let t: TestApp;
+const { t, database, clock, receiver } = useTestApp({
+  clock: new ManualClock(Date.parse("2026-03-01T00:00:00Z")),
+  webhooks: true,
+  hooks: true,
+});
 let c: SeededClient;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  receiver = await startWebhookReceiver();
-  clock = new ManualClock(Date.parse("2026-03-01T00:00:00Z"));
-  t = (await createWebhookTestApp({ database, clock })).t;
   c = await seedClient(t, {
     webhook: { url: receiver.url, secret: "whsec_bulk_0123456789" },
     log_webhook_events: true,
   });
-});
-afterAll(async () => {
-  await t.close();
-  await database.close();
-  await receiver.close();
 });
 beforeEach(() => receiver.reset());
 

@@ -7,35 +7,28 @@ import { MAX_INTERRUPTED } from "../../src/webhooks/dispatcher.js";
 import type { Webhooks } from "../../src/webhooks/index.js";
 import { INTERRUPTED_ERROR } from "../../src/webhooks/outbox-repo.js";
 import { HttpWebhookSender, type WebhookSender } from "../../src/webhooks/sender.js";
-import { createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { createWebhookTestApp, outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { useTestApp } from "../helpers/suite.js";
 
 // A dispatcher "dies" in these tests the way a killed process does: its request has reached the receiver, it never
 // records the answer, and it never renews its heartbeat again. No clock is advanced: leases are not waited out.
 
-let database: TestDatabase;
-let receiver: WebhookReceiver;
-let clock: ManualClock;
-let t: TestApp;
+const { t, database, clock, receiver } = useTestApp({
+  clock: new ManualClock(Date.now()),
+  webhooks: true,
+  hooks: true,
+});
 let c: SeededClient;
 const real = new HttpWebhookSender({ timeoutMs: 5000 });
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  receiver = await startWebhookReceiver();
-  clock = new ManualClock(Date.now());
-  t = (await createWebhookTestApp({ database, clock })).t;
   c = await seedClient(t, {
     webhook: { url: receiver.url, secret: "whsec_crash_0123456789" },
     log_webhook_events: true,
   });
 });
 afterAll(async () => {
-  await t.close();
-  await database.close();
-  await receiver.close();
   await real.close();
 });
 beforeEach(() => receiver.reset());

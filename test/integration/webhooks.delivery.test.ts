@@ -5,22 +5,17 @@ import { isUuid } from "../../src/platform/ids.js";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import {
-  createWebhookTestApp,
-  loadClient,
-  outboxCount,
-  recordEvents,
-  testWebhooks,
-  type WebhookTestApp,
-} from "../helpers/webhooks.js";
+import { loadClient, outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { createTestApp, type WebhooksApp } from "../helpers/app.js";
+import { GROUP_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
 const WEBHOOK_SECRET = "whsec_delivery_test_secret";
-let w: WebhookTestApp;
+let w: WebhooksApp;
 let receiver: WebhookReceiver;
 let c: SeededClient;
 
 const USER = {
-  schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+  schemas: [USER_SCHEMA],
   id: "0197a000-0000-7000-8000-000000000001",
   userName: "ada@example.com",
   name: { givenName: "Ada", familyName: "Lovelace" },
@@ -32,7 +27,7 @@ const USER = {
   password: "must-never-leave",
 };
 const GROUP = {
-  schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+  schemas: [GROUP_SCHEMA],
   id: "0197a000-0000-7000-8000-0000000000aa",
   displayName: "Engineering",
   members: [{ value: USER.id }],
@@ -51,8 +46,8 @@ const allKinds = (): DirectoryEvent[] => [
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  w = await createWebhookTestApp();
-  c = await seedClient(w.t, {
+  w = await createTestApp({ webhooks: true });
+  c = await seedClient(w, {
     tenant: "acme",
     product: "crm",
     webhook: { url: receiver.url, secret: WEBHOOK_SECRET },
@@ -60,13 +55,12 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await w.t.close();
-  await w.database.close();
+  await w.close();
   await receiver.close();
 });
 beforeEach(() => receiver.reset());
 
-const record = (events: DirectoryEvent[], clientId = c.clientId) => recordEvents(w.t.db, w.webhooks, clientId, events);
+const record = (events: DirectoryEvent[], clientId = c.clientId) => recordEvents(w.db, w.webhooks, clientId, events);
 
 describe("delivery (spec 2.8 and 6)", () => {
   it("POSTs every event kind with the spec 2.8 body", async () => {
@@ -96,10 +90,10 @@ describe("delivery (spec 2.8 and 6)", () => {
     const { password: _pw, ...rawUser } = USER;
     // The event's identity: the webhook-id header and the time of the change.
     expect(created?.json.id).toBe(created?.headers["webhook-id"]);
-    expect(created?.json.created_at).toBe(w.t.clock.now().toISOString());
+    expect(created?.json.created_at).toBe(w.clock.now().toISOString());
     expect(created?.json).toEqual({
       id: created?.headers["webhook-id"],
-      created_at: w.t.clock.now().toISOString(),
+      created_at: w.clock.now().toISOString(),
       directory_id: c.clientId,
       event: "user.created",
       tenant: "acme",
@@ -130,9 +124,9 @@ describe("delivery (spec 2.8 and 6)", () => {
     for (const r of receiver.received) {
       const header = r.headers["service-signature"];
       expect(header).toMatch(/^t=\d{13},s=[0-9a-f]{64}$/);
-      expect(header).toContain(`t=${w.t.clock.now().getTime()},`);
-      expect(verifyWebhookSignature(WEBHOOK_SECRET, String(header), r.rawBody, { now: w.t.clock.now() })).toBe(true);
-      expect(verifyWebhookSignature("wrong", String(header), r.rawBody, { now: w.t.clock.now() })).toBe(false);
+      expect(header).toContain(`t=${w.clock.now().getTime()},`);
+      expect(verifyWebhookSignature(WEBHOOK_SECRET, String(header), r.rawBody, { now: w.clock.now() })).toBe(true);
+      expect(verifyWebhookSignature("wrong", String(header), r.rawBody, { now: w.clock.now() })).toBe(false);
     }
   });
 
@@ -148,36 +142,36 @@ describe("delivery (spec 2.8 and 6)", () => {
 
   it("snapshots tenant and product when the change is recorded", async () => {
     await record(allKinds().slice(0, 1));
-    await adminCall(w.t, "PATCH", `/scimClients/${c.clientId}?update_mask=tenant`, { tenant: "renamed" });
+    await adminCall(w, "PATCH", `/scimClients/${c.clientId}?update_mask=tenant`, { tenant: "renamed" });
     await w.webhooks.dispatcher.drain();
     expect(receiver.received[0]?.json.tenant).toBe("acme");
-    await adminCall(w.t, "PATCH", `/scimClients/${c.clientId}?update_mask=tenant`, { tenant: "acme" });
+    await adminCall(w, "PATCH", `/scimClients/${c.clientId}?update_mask=tenant`, { tenant: "acme" });
   });
 
   it("records nothing for a rolled-back transaction", async () => {
-    const client = await loadClient(w.t.db, c.clientId);
+    const client = await loadClient(w.db, c.clientId);
     await expect(
-      w.t.db.transaction().execute(async (trx) => {
+      w.db.transaction().execute(async (trx) => {
         await w.webhooks.sink.record(trx, client, allKinds());
         throw new Error("the change failed");
       }),
     ).rejects.toThrow("the change failed");
-    expect(await outboxCount(w.t.db)).toBe(0);
+    expect(await outboxCount(w.db)).toBe(0);
     expect(await w.webhooks.dispatcher.drain()).toBe(0);
     expect(receiver.received).toHaveLength(0);
   });
 
   it("records nothing for an empty event list or a client without a webhook URL", async () => {
     await record([]);
-    const plain = await seedClient(w.t);
+    const plain = await seedClient(w);
     await record(allKinds(), plain.clientId);
-    expect(await outboxCount(w.t.db)).toBe(0);
+    expect(await outboxCount(w.db)).toBe(0);
   });
 });
 
 describe("failures are not retried (spec 6.5)", () => {
   const lastAttempt = async () =>
-    (await adminCall(w.t, "GET", `/scimClients/${c.clientId}/webhookEvents?page_size=1`)).json().webhook_events[0];
+    (await adminCall(w, "GET", `/scimClients/${c.clientId}/webhookEvents?page_size=1`)).json().webhook_events[0];
 
   it("sends once after a 500 and drops the event", async () => {
     receiver.answer(500);
@@ -185,7 +179,7 @@ describe("failures are not retried (spec 6.5)", () => {
     expect(await w.webhooks.dispatcher.drain()).toBe(1);
     expect(await w.webhooks.dispatcher.drain()).toBe(0);
     expect(receiver.received).toHaveLength(1);
-    expect(await outboxCount(w.t.db)).toBe(0);
+    expect(await outboxCount(w.db)).toBe(0);
     expect(await lastAttempt()).toMatchObject({ success: false, status_code: 500, error: "HTTP 500" });
   });
 
@@ -199,7 +193,7 @@ describe("failures are not retried (spec 6.5)", () => {
 
   it("sends once after a timeout (ROSTER_WEBHOOK_TIMEOUT_MS)", async () => {
     receiver.answer("hang");
-    const quick = testWebhooks(w.t.db, w.t.clock, { timeoutMs: 300 });
+    const quick = testWebhooks(w.db, w.clock, { timeoutMs: 300 });
     await record(allKinds().slice(0, 1));
     expect(await quick.dispatcher.drain()).toBe(1);
     expect(await quick.dispatcher.drain()).toBe(0);
@@ -214,51 +208,47 @@ describe("failures are not retried (spec 6.5)", () => {
         s.close(() => resolve(port));
       });
     });
-    await adminCall(w.t, "PATCH", `/scimClients/${c.clientId}?update_mask=webhook.url`, {
+    await adminCall(w, "PATCH", `/scimClients/${c.clientId}?update_mask=webhook.url`, {
       webhook: { url: `http://127.0.0.1:${closedPort}/hook` },
     });
     try {
       await record(allKinds().slice(0, 1));
       expect(await w.webhooks.dispatcher.drain()).toBe(1);
       expect(await w.webhooks.dispatcher.drain()).toBe(0);
-      expect(await outboxCount(w.t.db)).toBe(0);
+      expect(await outboxCount(w.db)).toBe(0);
       const attempt = await lastAttempt();
       expect(attempt).toMatchObject({ success: false, status_code: null });
       expect(attempt.error).toMatch(/^connection error: ECONNREFUSED/);
     } finally {
-      await adminCall(w.t, "PATCH", `/scimClients/${c.clientId}?update_mask=webhook.url`, {
+      await adminCall(w, "PATCH", `/scimClients/${c.clientId}?update_mask=webhook.url`, {
         webhook: { url: receiver.url },
       });
     }
   });
 
   it("does not send unsigned when no webhook secret is set", async () => {
-    const unsigned = await seedClient(w.t, { webhook: { url: receiver.url }, log_webhook_events: true });
+    const unsigned = await seedClient(w, { webhook: { url: receiver.url }, log_webhook_events: true });
     await record(allKinds().slice(0, 1), unsigned.clientId);
     expect(await w.webhooks.dispatcher.drain()).toBe(1);
     expect(receiver.received).toHaveLength(0);
-    const res = await adminCall(w.t, "GET", `/scimClients/${unsigned.clientId}/webhookEvents`);
+    const res = await adminCall(w, "GET", `/scimClients/${unsigned.clientId}/webhookEvents`);
     expect(res.json().webhook_events[0]).toMatchObject({ success: false, error: expect.stringMatching(/secret/) });
   });
 });
 
 describe("wiring (DESIGN.md runtime shape)", () => {
   it("a SCIM write wakes the running dispatcher; no poll interval needed", async () => {
-    const slow = await createWebhookTestApp({
-      database: w.database,
-      clock: w.t.clock,
-      webhooks: { pollIntervalMs: 600_000 },
-    });
+    const slow = await createTestApp({ database: w.database, clock: w.clock, webhooks: { pollIntervalMs: 600_000 } });
     slow.webhooks.dispatcher.start();
     try {
       // Without the wake the dispatcher would sleep for the (long) poll interval after its first empty turn.
-      await recordEvents(w.t.db, slow.webhooks, c.clientId, allKinds().slice(0, 1));
-      const res = await slow.t.request({ method: "POST", url: `${c.base}/Bulk`, headers: c.headers, payload: "{}" });
+      await recordEvents(w.db, slow.webhooks, c.clientId, allKinds().slice(0, 1));
+      const res = await slow.request({ method: "POST", url: `${c.base}/Bulk`, headers: c.headers, payload: "{}" });
       expect(res.statusCode).toBe(404);
       await expect.poll(() => receiver.received.length, { timeout: 5000, interval: 10 }).toBe(1);
     } finally {
       await slow.webhooks.dispatcher.stop();
-      await slow.t.close();
+      await slow.close();
     }
   });
 });

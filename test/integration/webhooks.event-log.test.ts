@@ -4,20 +4,20 @@ import { uuidv7 } from "../../src/platform/ids.js";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { createWebhookTestApp, outboxCount, recordEvents, type WebhookTestApp } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents } from "../helpers/webhooks.js";
+import { createTestApp, type WebhooksApp } from "../helpers/app.js";
 
 const SECRET = "whsec_event_log_test";
 const DAY = 24 * 60 * 60 * 1000;
-let w: WebhookTestApp;
+let w: WebhooksApp;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  w = await createWebhookTestApp();
+  w = await createTestApp({ webhooks: true });
 });
 afterAll(async () => {
-  await w.t.close();
-  await w.database.close();
+  await w.close();
   await receiver.close();
 });
 beforeEach(() => receiver.reset());
@@ -31,12 +31,12 @@ const groupCreated = (): DirectoryEvent => {
   return { kind: "group.created", resourceId: id, data: groupEventData({ id, displayName: "G" }) };
 };
 const newClient = (log: boolean) =>
-  seedClient(w.t, { webhook: { url: receiver.url, secret: SECRET }, log_webhook_events: log });
-const list = (c: SeededClient, query = "") => adminCall(w.t, "GET", `/scimClients/${c.clientId}/webhookEvents${query}`);
+  seedClient(w, { webhook: { url: receiver.url, secret: SECRET }, log_webhook_events: log });
+const list = (c: SeededClient, query = "") => adminCall(w, "GET", `/scimClients/${c.clientId}/webhookEvents${query}`);
 const countLogged = async (clientId: string) =>
   Number(
     (
-      await w.t.db
+      await w.db
         .selectFrom("webhook_events")
         .where("client_id", "=", clientId)
         .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -51,9 +51,9 @@ describe("logging on (issue 6 point 5)", () => {
     // Three successes, then two failures, a millisecond apart so newest-first is well defined.
     for (const [i, e] of [userCreated(), groupCreated(), userCreated(), userCreated(), groupCreated()].entries()) {
       receiver.answer(i < 3 ? 200 : 503);
-      await recordEvents(w.t.db, w.webhooks, c.clientId, [e]);
+      await recordEvents(w.db, w.webhooks, c.clientId, [e]);
       await w.webhooks.dispatcher.drain();
-      w.t.clock.advance(1);
+      w.clock.advance(1);
     }
     receiver.answer(200);
   });
@@ -114,14 +114,14 @@ describe("logging on (issue 6 point 5)", () => {
   });
 
   it("answers 404 for an unknown client", async () => {
-    const res = await adminCall(w.t, "GET", "/scimClients/nope/webhookEvents");
+    const res = await adminCall(w, "GET", "/scimClients/nope/webhookEvents");
     expect(res.statusCode).toBe(404);
   });
 
   it("re-sends a logged event as a new attempt, signed anew, with the same webhook-id", async () => {
     const failed = (await list(c, "?success=false&page_size=1")).json().webhook_events[0];
-    w.t.clock.advance(60_000);
-    const res = await adminCall(w.t, "POST", `/scimClients/${c.clientId}/webhookEvents/${failed.event_id}:resend`);
+    w.clock.advance(60_000);
+    const res = await adminCall(w, "POST", `/scimClients/${c.clientId}/webhookEvents/${failed.event_id}:resend`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ event_id: failed.event_id, success: true, status_code: 200, resend: true });
     expect(res.json().id).not.toBe(failed.id);
@@ -131,24 +131,24 @@ describe("logging on (issue 6 point 5)", () => {
     expect(got?.headers["webhook-id"]).toBe(failed.event_id);
     expect(got?.json).toEqual(failed.payload);
     const header = String(got?.headers["service-signature"]);
-    expect(header.startsWith(`t=${w.t.clock.now().getTime()},`)).toBe(true);
-    expect(verifyWebhookSignature(SECRET, header, got?.rawBody ?? "", { now: w.t.clock.now() })).toBe(true);
+    expect(header.startsWith(`t=${w.clock.now().getTime()},`)).toBe(true);
+    expect(verifyWebhookSignature(SECRET, header, got?.rawBody ?? "", { now: w.clock.now() })).toBe(true);
 
     const newest = (await list(c, "?page_size=1")).json().webhook_events[0];
     expect(newest).toMatchObject({ id: res.json().id, resend: true, success: true });
   });
 
   it("answers 404 when resending an unknown event", async () => {
-    const unknown = await adminCall(w.t, "POST", `/scimClients/${c.clientId}/webhookEvents/${uuidv7()}:resend`);
+    const unknown = await adminCall(w, "POST", `/scimClients/${c.clientId}/webhookEvents/${uuidv7()}:resend`);
     expect(unknown.statusCode).toBe(404);
-    const malformed = await adminCall(w.t, "POST", `/scimClients/${c.clientId}/webhookEvents/not-a-uuid:resend`);
+    const malformed = await adminCall(w, "POST", `/scimClients/${c.clientId}/webhookEvents/not-a-uuid:resend`);
     expect(malformed.statusCode).toBe(404);
   });
 
   it("does not resend another client's event", async () => {
     const other = await newClient(true);
     const event = (await list(c, "?page_size=1")).json().webhook_events[0];
-    const res = await adminCall(w.t, "POST", `/scimClients/${other.clientId}/webhookEvents/${event.event_id}:resend`);
+    const res = await adminCall(w, "POST", `/scimClients/${other.clientId}/webhookEvents/${event.event_id}:resend`);
     expect(res.statusCode).toBe(404);
     expect(receiver.received).toHaveLength(0);
   });
@@ -156,11 +156,11 @@ describe("logging on (issue 6 point 5)", () => {
   it("prunes entries past the retention period (default 30 days)", async () => {
     const before = await countLogged(c.clientId);
     expect(before).toBeGreaterThan(0);
-    w.t.clock.advance(29 * DAY);
-    await recordEvents(w.t.db, w.webhooks, c.clientId, [userCreated()]);
+    w.clock.advance(29 * DAY);
+    await recordEvents(w.db, w.webhooks, c.clientId, [userCreated()]);
     await w.webhooks.dispatcher.drain();
     expect(await w.webhooks.dispatcher.prune()).toBe(0);
-    w.t.clock.advance(2 * DAY);
+    w.clock.advance(2 * DAY);
     expect(await w.webhooks.dispatcher.prune()).toBe(before);
     expect(await countLogged(c.clientId)).toBe(1);
   });
@@ -170,21 +170,21 @@ describe("logging off (issue 6 point 5)", () => {
   it("delivers, then leaves neither an outbox row nor a log entry with the payload", async () => {
     const c = await newClient(false);
     receiver.answer(500);
-    await recordEvents(w.t.db, w.webhooks, c.clientId, [userCreated(), groupCreated()]);
+    await recordEvents(w.db, w.webhooks, c.clientId, [userCreated(), groupCreated()]);
     expect(await w.webhooks.dispatcher.drain()).toBe(2);
     expect(receiver.received).toHaveLength(2);
-    expect(await outboxCount(w.t.db)).toBe(0);
+    expect(await outboxCount(w.db)).toBe(0);
     expect(await countLogged(c.clientId)).toBe(0);
     expect((await list(c)).json()).toEqual({ webhook_events: [], next_page_token: "" });
   });
 
   it("starts keeping attempts once logging is switched on", async () => {
     const c = await newClient(false);
-    const patch = await adminCall(w.t, "PATCH", `/scimClients/${c.clientId}?update_mask=log_webhook_events`, {
+    const patch = await adminCall(w, "PATCH", `/scimClients/${c.clientId}?update_mask=log_webhook_events`, {
       log_webhook_events: true,
     });
     expect(patch.json().log_webhook_events).toBe(true);
-    await recordEvents(w.t.db, w.webhooks, c.clientId, [userCreated()]);
+    await recordEvents(w.db, w.webhooks, c.clientId, [userCreated()]);
     await w.webhooks.dispatcher.drain();
     expect(await countLogged(c.clientId)).toBe(1);
   });

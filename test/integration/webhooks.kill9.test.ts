@@ -1,16 +1,15 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INTERRUPTED_ERROR } from "../../src/webhooks/outbox-repo.js";
-import { ADMIN_TOKEN } from "../helpers/app.js";
-import { checkedDelivery, E2E_WEBHOOK_SECRET } from "../helpers/e2e.js";
+import { createServerDatabase, type ServerDatabase } from "../helpers/database.js";
+import { call, type RosterProcess, startRosterProcess } from "../helpers/roster-process.js";
 import {
-  call,
-  createServerDatabase,
-  type RosterProcess,
-  type ServerDatabase,
-  startRosterProcess,
-} from "../helpers/roster-server-process.js";
-import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+  checkedDelivery,
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../helpers/webhook-receiver.js";
+import { ADMIN_TOKEN, PATCH_OP, USER_SCHEMA, WEBHOOK_SECRET } from "../helpers/constants.js";
 
 // Roster as a child process on a database of its own, killed with SIGKILL while webhooks are being delivered, then
 // started again: every committed event must reach the receiver, in order per resource. A re-send is allowed only
@@ -58,7 +57,7 @@ async function connection(): Promise<Connection> {
   const client = await admin("POST", "/scimClients", {
     organization_id: org.json.id,
     secret,
-    webhook: { url: receiver.url, secret: E2E_WEBHOOK_SECRET },
+    webhook: { url: receiver.url, secret: WEBHOOK_SECRET },
     log_webhook_events: true,
   });
   expect(client.status).toBe(201);
@@ -70,7 +69,7 @@ const scimCall = (c: Connection, method: string, path: string, body?: unknown) =
 
 const createUser = async (c: Connection, userName: string): Promise<string> => {
   const res = await scimCall(c, "POST", "/Users", {
-    schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+    schemas: [USER_SCHEMA],
     userName,
     nickName: "0",
   });
@@ -79,7 +78,7 @@ const createUser = async (c: Connection, userName: string): Promise<string> => {
 };
 const nick = async (c: Connection, id: string, n: number) => {
   const res = await scimCall(c, "PATCH", `/Users/${id}`, {
-    schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+    schemas: [PATCH_OP],
     Operations: [{ op: "replace", path: "nickName", value: String(n) }],
   });
   expect(res.status).toBe(200);

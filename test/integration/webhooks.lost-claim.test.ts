@@ -7,9 +7,10 @@ import type {
 } from "kysely";
 import type { QueryResult, UnknownRow } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
-import { type E2E, kinds, startE2E } from "../helpers/e2e.js";
+import { createTestApp, createTestDatabase, type ReceiverApp, type TestDatabase } from "../helpers/app.js";
 import { scim } from "../helpers/seed.js";
+import { kinds } from "../helpers/webhook-receiver.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
  * A claim that commits while its answer is lost — the connection cut between the commit and the rows reaching
@@ -39,11 +40,11 @@ class LoseNextClaimAnswer implements KyselyPlugin {
 
 const losing = new LoseNextClaimAnswer();
 let database: TestDatabase;
-let e2e: E2E;
+let e2e: ReceiverApp;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  e2e = await startE2E({ database, webhooks: { bookkeepingDb: database.db.withPlugin(losing) } });
+  e2e = await createTestApp({ receiver: true, database, webhooks: { bookkeepingDb: database.db.withPlugin(losing) } });
 });
 
 afterAll(async () => {
@@ -53,8 +54,8 @@ afterAll(async () => {
 
 describe("a claim whose answer was lost", () => {
   it("is released and its events delivered on the next round, not after the lease", async () => {
-    const created = await scim(e2e.t, e2e.client, "POST", "/Users", {
-      schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+    const created = await scim(e2e, e2e.client, "POST", "/Users", {
+      schemas: [USER_SCHEMA],
       userName: "lost-claim@example.com",
     });
     expect(created.statusCode).toBe(201);

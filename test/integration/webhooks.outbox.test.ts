@@ -6,10 +6,10 @@ import { uuidv7 } from "../../src/platform/ids.js";
 import { openDatabase } from "../../src/storage/database.js";
 import { LEASE_MARGIN_MS, MAX_INTERRUPTED } from "../../src/webhooks/dispatcher.js";
 import { type ClaimedEvent, claimDue, type OutboxKey, recordAndStart } from "../../src/webhooks/outbox-repo.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
+import { createTestApp, createTestDatabase, type TestDatabase } from "../helpers/app.js";
 import { type SeededClient, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { createWebhookTestApp, outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
 
 const SECRET = "whsec_outbox_test";
 const TIMEOUT_MS = 2000;
@@ -33,9 +33,9 @@ beforeAll(async () => {
   clock = new ManualClock(Date.now());
   await sql`insert into webhook_dispatchers (id, heartbeat_at, started_at)
     values (${OWNER.owner}::uuid, now() + interval '1 day', now())`.execute(database.db);
-  const setup = await createWebhookTestApp({ database, clock });
-  c = await seedClient(setup.t, { webhook: { url: receiver.url, secret: SECRET } });
-  await setup.t.close();
+  const setup = await createTestApp({ database, clock, webhooks: true });
+  c = await seedClient(setup, { webhook: { url: receiver.url, secret: SECRET } });
+  await setup.close();
 });
 afterAll(async () => {
   await database.close();
@@ -166,10 +166,10 @@ describe("claiming (issue 8: a backlog costs one index probe per resource)", () 
 
 describe("durability (issue 6 point 3)", () => {
   it("delivers an event committed before a restart, from a new instance on the same database", async () => {
-    const before = await createWebhookTestApp({ database, clock });
+    const before = await createTestApp({ database, clock, webhooks: true });
     const u = uuidv7();
     await recordEvents(database.db, before.webhooks, c.clientId, [update(u, 1)]);
-    await before.t.close(); // the process goes away before its dispatcher ran
+    await before.close(); // the process goes away before its dispatcher ran
 
     const second = openDatabase({ url: database.url, schema: database.schema, poolSize: 2 });
     try {

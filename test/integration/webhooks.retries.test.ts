@@ -1,28 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { RETRY_SCHEDULE_MS } from "../../src/webhooks/dispatcher.js";
-import { createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { createWebhookTestApp, outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { useTestApp } from "../helpers/suite.js";
 
-let database: TestDatabase;
-let receiver: WebhookReceiver;
-let clock: ManualClock;
-let t: TestApp;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  receiver = await startWebhookReceiver();
-  clock = new ManualClock(Date.parse("2026-03-01T00:00:00Z"));
-  t = (await createWebhookTestApp({ database, clock })).t;
-});
-afterAll(async () => {
-  await t.close();
-  await database.close();
-  await receiver.close();
+const { t, database, clock, receiver } = useTestApp({
+  clock: new ManualClock(Date.parse("2026-03-01T00:00:00Z")),
+  webhooks: true,
+  hooks: true,
 });
 beforeEach(() => receiver.reset());
 

@@ -1,35 +1,39 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookSender } from "../../src/webhooks/sender.js";
 import { LEASE_MARGIN_MS } from "../../src/webhooks/dispatcher.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
-import { checkedDelivery, type E2E, kinds, startE2E } from "../helpers/e2e.js";
-import { PATCH_OP } from "../helpers/groups.js";
+import {
+  createTestApp,
+  createTestDatabase,
+  type ReceiverApp,
+  type TestApp,
+  type TestDatabase,
+} from "../helpers/app.js";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { checkedDelivery, kinds, startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { outboxCount } from "../helpers/webhooks.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 const TIMEOUT_MS = 2000;
 
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
-async function createUser(e: { t: E2E["t"] }, c: SeededClient, userName = unique("u")): Promise<string> {
-  const res = await scim(e.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });
+async function createUser(e: TestApp, c: SeededClient, userName = unique("u")): Promise<string> {
+  const res = await scim(e, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().id as string;
 }
 
-const nick = (e: { t: E2E["t"] }, c: SeededClient, id: string, value: string) =>
-  scim(e.t, c, "PATCH", `/Users/${id}`, {
+const nick = (e: TestApp, c: SeededClient, id: string, value: string) =>
+  scim(e, c, "PATCH", `/Users/${id}`, {
     schemas: [PATCH_OP],
     Operations: [{ op: "replace", path: "nickName", value }],
   });
 
 describe("no retry", () => {
-  let e: E2E;
+  let e: ReceiverApp;
   beforeAll(async () => {
-    e = await startE2E();
+    e = await createTestApp({ receiver: true });
   });
   afterAll(async () => e.close());
 
@@ -38,18 +42,18 @@ describe("no retry", () => {
     await createUser(e, e.client);
     expect(kinds(await e.deliver())).toEqual(["user.created"]);
     expect(await e.webhooks.dispatcher.drain()).toBe(0);
-    e.t.clock.advance(TIMEOUT_MS + LEASE_MARGIN_MS + 60_000);
+    e.clock.advance(TIMEOUT_MS + LEASE_MARGIN_MS + 60_000);
     expect(await e.webhooks.dispatcher.drain()).toBe(0);
     expect(e.receiver.received).toHaveLength(1);
-    expect(await outboxCount(e.t.db)).toBe(0);
+    expect(await outboxCount(e.db)).toBe(0);
     e.receiver.answer(200);
   });
 });
 
 describe("ordering per resource", () => {
-  let e: E2E;
+  let e: ReceiverApp;
   beforeAll(async () => {
-    e = await startE2E({ webhooks: { pollIntervalMs: 10 } });
+    e = await createTestApp({ receiver: true, webhooks: { pollIntervalMs: 10 } });
   });
   afterAll(async () => e.close());
 
@@ -79,10 +83,10 @@ describe("ordering per resource", () => {
 });
 
 describe("a SCIM write wakes the running dispatcher", () => {
-  let e: E2E;
+  let e: ReceiverApp;
   beforeAll(async () => {
     // Polling so rare that only the wake-up after the write can deliver within the test.
-    e = await startE2E({ webhooks: { pollIntervalMs: 600_000 } });
+    e = await createTestApp({ receiver: true, webhooks: { pollIntervalMs: 600_000 } });
     e.webhooks.dispatcher.start();
   });
   afterAll(async () => e.close());
@@ -92,7 +96,7 @@ describe("a SCIM write wakes the running dispatcher", () => {
     ["/SCIM", "/V2/users"],
   ])("also through the case-insensitive path %s/{id}%s", async (prefix, suffix) => {
     const before = e.receiver.received.length;
-    const res = await e.t.request({
+    const res = await e.request({
       method: "POST",
       url: `${prefix}/${e.client.clientId}${suffix}`,
       headers: e.client.headers,
@@ -116,13 +120,13 @@ describe("restart between commit and dispatch", () => {
   });
 
   it("an event committed by a closed instance is delivered by a new instance on the same database", async () => {
-    const first = await startE2E({ database, receiver });
+    const first = await createTestApp({ database, receiver });
     const id = await createUser(first, first.client);
     expect((await nick(first, first.client, id, "before-restart")).statusCode).toBe(200);
     await first.close();
     expect(receiver.received).toHaveLength(0);
 
-    const second = await startE2E({ database, receiver });
+    const second = await createTestApp({ database, receiver });
     const ds = await second.deliver();
     expect(kinds(ds)).toEqual(["user.created", "user.updated"]);
     expect(ds.map((d) => d.body.directory_id)).toEqual([first.client.clientId, first.client.clientId]);
@@ -143,16 +147,17 @@ describe("restart between commit and dispatch", () => {
         return new Promise(() => {});
       },
     };
-    const first = await startE2E({ database, receiver, webhooks: { sender: dying, timeoutMs: TIMEOUT_MS } });
+    const first = await createTestApp({ database, receiver, webhooks: { sender: dying, timeoutMs: TIMEOUT_MS } });
     await createUser(first, first.client);
     void first.webhooks.dispatcher.runOnce();
     await sending;
     expect(await leased(database)).toBe(1);
-    await first.t.close();
+    // The app goes away, its dispatcher stuck mid-send, as a process that dies does.
+    await first.app.close();
 
-    const second = await startE2E({ database, receiver });
+    const second = await createTestApp({ database, receiver });
     expect(await second.deliver()).toEqual([]);
-    second.t.clock.advance(TIMEOUT_MS + LEASE_MARGIN_MS + 1);
+    second.clock.advance(TIMEOUT_MS + LEASE_MARGIN_MS + 1);
     const ds = await second.deliver();
     expect(kinds(ds)).toEqual(["user.created"]);
     expect(await outboxCount(database.db)).toBe(0);
@@ -164,13 +169,13 @@ describe("restart between commit and dispatch", () => {
 describe("two instances on one database", () => {
   let database: TestDatabase;
   let receiver: WebhookReceiver;
-  let a: E2E;
-  let b: E2E;
+  let a: ReceiverApp;
+  let b: ReceiverApp;
   beforeAll(async () => {
     database = await createTestDatabase();
     receiver = await startWebhookReceiver();
-    a = await startE2E({ database, receiver, webhooks: { pollIntervalMs: 5, concurrency: 8 } });
-    b = await startE2E({ database, receiver, webhooks: { pollIntervalMs: 5, concurrency: 8 } });
+    a = await createTestApp({ database, receiver, webhooks: { pollIntervalMs: 5, concurrency: 8 } });
+    b = await createTestApp({ database, receiver, webhooks: { pollIntervalMs: 5, concurrency: 8 } });
   });
   afterAll(async () => {
     await a.close();
@@ -183,7 +188,7 @@ describe("two instances on one database", () => {
     a.webhooks.dispatcher.start();
     b.webhooks.dispatcher.start();
     const perInstance = 60;
-    const work = async (e: E2E) => {
+    const work = async (e: ReceiverApp) => {
       for (let i = 0; i < perInstance; i++) {
         const id = await createUser(e, e.client);
         await nick(e, e.client, id, "x");
@@ -215,18 +220,17 @@ describe("two instances on one database", () => {
 });
 
 describe("event log through the admin API", () => {
-  let e: E2E;
+  let e: ReceiverApp;
   let logged: SeededClient;
   let unlogged: SeededClient;
   beforeAll(async () => {
-    e = await startE2E({ client: { log_webhook_events: true } });
+    e = await createTestApp({ receiver: true, client: { log_webhook_events: true } });
     logged = e.client;
     unlogged = await e.seed({ log_webhook_events: false });
   });
   afterAll(async () => e.close());
 
-  const list = (c: SeededClient, query = "") =>
-    adminCall(e.t, "GET", `/scimClients/${c.clientId}/webhookEvents${query}`);
+  const list = (c: SeededClient, query = "") => adminCall(e, "GET", `/scimClients/${c.clientId}/webhookEvents${query}`);
 
   it("lists every attempt newest first, filters by event and success, pages, and re-sends one", async () => {
     e.receiver.answer((r) => (r.json.event === "user.updated" ? 500 : 200));
@@ -258,7 +262,7 @@ describe("event log through the admin API", () => {
 
     e.receiver.answer(200);
     const resent = await adminCall(
-      e.t,
+      e,
       "POST",
       `/scimClients/${logged.clientId}/webhookEvents/${ds[1]?.webhookId}:resend`,
     );
@@ -281,7 +285,7 @@ describe("event log through the admin API", () => {
     await createUser(e, unlogged);
     expect(kinds(await e.deliver())).toEqual(["user.created"]);
     expect((await list(unlogged)).json().webhook_events).toEqual([]);
-    expect(await outboxCount(e.t.db)).toBe(0);
+    expect(await outboxCount(e.db)).toBe(0);
   });
 });
 

@@ -1,14 +1,11 @@
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type E2E, startE2E } from "../helpers/e2e.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
 import type { ReceivedWebhook } from "../helpers/webhook-receiver.js";
+import { useTestApp } from "../helpers/suite.js";
+import { USER_SCHEMA } from "../helpers/constants.js";
 
-let e: E2E;
-beforeAll(async () => {
-  e = await startE2E();
-});
-afterAll(async () => e.close());
+const { t: e } = useTestApp({ receiver: true });
 beforeEach(() => e.receiver.reset());
 
 const headersOf = (r: ReceivedWebhook): Record<string, string> =>
@@ -16,8 +13,8 @@ const headersOf = (r: ReceivedWebhook): Record<string, string> =>
 
 async function deliveryWith(secret: string): Promise<{ c: SeededClient; r: ReceivedWebhook }> {
   const c = await e.seed({ webhook: { url: e.receiver.url, secret } });
-  const res = await scim(e.t, c, "POST", "/Users", {
-    schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+  const res = await scim(e, c, "POST", "/Users", {
+    schemas: [USER_SCHEMA],
     userName: `std-${c.clientId}@example.com`,
   });
   expect(res.statusCode).toBe(201);
@@ -30,7 +27,7 @@ async function deliveryWith(secret: string): Promise<{ c: SeededClient; r: Recei
 describe("Standard Webhooks headers, verified by the standardwebhooks package", () => {
   it("a whsec_ secret (from :generateWebhookSecret): the base64-decoded rest is the key", async () => {
     const c = await e.seed();
-    const generated = await adminCall(e.t, "POST", `/scimClients/${c.clientId}:generateWebhookSecret`);
+    const generated = await adminCall(e, "POST", `/scimClients/${c.clientId}:generateWebhookSecret`);
     expect(generated.statusCode).toBe(200);
     const secret = generated.json().secret as string;
     const { r } = await deliveryWith(secret);
@@ -69,10 +66,10 @@ describe("Standard Webhooks headers, verified by the standardwebhooks package", 
 describe(":generateWebhookSecret", () => {
   it("returns a fresh whsec_ secret of 32 random bytes each time and stores nothing", async () => {
     const c = await e.seed();
-    const before = (await adminCall(e.t, "GET", `/scimClients/${c.clientId}`)).json();
+    const before = (await adminCall(e, "GET", `/scimClients/${c.clientId}`)).json();
     const secrets = new Set<string>();
     for (let i = 0; i < 3; i++) {
-      const res = await adminCall(e.t, "POST", `/scimClients/${c.clientId}:generateWebhookSecret`);
+      const res = await adminCall(e, "POST", `/scimClients/${c.clientId}:generateWebhookSecret`);
       expect(res.statusCode).toBe(200);
       expect(res.headers["cache-control"]).toBe("no-store");
       const secret = res.json().secret as string;
@@ -81,13 +78,13 @@ describe(":generateWebhookSecret", () => {
       secrets.add(secret);
     }
     expect(secrets.size).toBe(3);
-    expect((await adminCall(e.t, "GET", `/scimClients/${c.clientId}`)).json()).toEqual(before);
+    expect((await adminCall(e, "GET", `/scimClients/${c.clientId}`)).json()).toEqual(before);
   });
 
   it("answers 404 for an unknown client, 401 without the admin token", async () => {
-    expect((await adminCall(e.t, "POST", "/scimClients/nope:generateWebhookSecret")).statusCode).toBe(404);
+    expect((await adminCall(e, "POST", "/scimClients/nope:generateWebhookSecret")).statusCode).toBe(404);
     const c = await e.seed();
-    const anonymous = await e.t.request({
+    const anonymous = await e.request({
       method: "POST",
       url: `/v2alpha1/admin/scimClients/${c.clientId}:generateWebhookSecret`,
     });

@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { isUuid } from "../../src/platform/ids.js";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
-import { type Delivery, E2E_WEBHOOK_SECRET, type E2E, kinds, PRODUCT, startE2E, TENANT } from "../helpers/e2e.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
-import { PATCH_OP } from "../helpers/groups.js";
 import { type SeededClient, scim } from "../helpers/seed.js";
+import { GROUP_SCHEMA, PATCH_OP, PRODUCT, TENANT, USER_SCHEMA, WEBHOOK_SECRET } from "../helpers/constants.js";
+import { type Delivery, kinds } from "../helpers/webhook-receiver.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 const PASSWORD = "Pa55word-never-sent";
 
-let e: E2E;
-let c: SeededClient;
+const { t: e, c } = useTestApp({ receiver: true });
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
-beforeAll(async () => {
-  e = await startE2E();
-  c = e.client;
-});
-afterAll(async () => e.close());
 beforeEach(async () => {
   // Every test starts with nothing pending.
   await e.deliver();
@@ -36,21 +30,21 @@ const user = (userName: string, extra: Record<string, unknown> = {}) => ({
 });
 
 async function create(body: Record<string, unknown>, client = c): Promise<Record<string, unknown> & { id: string }> {
-  const res = await scim(e.t, client, "POST", "/Users", body);
+  const res = await scim(e, client, "POST", "/Users", body);
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
 
 /** The SCIM user as stored = GET /Users/{id} without what the server computes (meta, groups). */
 async function stored(id: string, client = c): Promise<Record<string, unknown>> {
-  const res = await scim(e.t, client, "GET", `/Users/${id}`);
+  const res = await scim(e, client, "GET", `/Users/${id}`);
   expect(res.statusCode).toBe(200);
   const { meta: _meta, groups: _groups, ...rest } = res.json() as Record<string, unknown>;
   return rest;
 }
 
 const patch = (id: string, operations: unknown[]) =>
-  scim(e.t, c, "PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: operations });
+  scim(e, c, "PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: operations });
 
 function only(ds: Delivery[], event: string): Delivery {
   expect(kinds(ds)).toEqual([event]);
@@ -81,10 +75,10 @@ describe("POST /Users → user.created", () => {
     // The receiver's own check: the exported helper over the bytes received, with the right secret only.
     const header = d.received.headers["service-signature"] as string;
     expect(header).toMatch(/^t=\d{13},s=[0-9a-f]{64}$/);
-    expect(verifyWebhookSignature(E2E_WEBHOOK_SECRET, header, d.received.rawBody)).toBe(true);
+    expect(verifyWebhookSignature(WEBHOOK_SECRET, header, d.received.rawBody)).toBe(true);
     expect(verifyWebhookSignature("another-secret", header, d.received.rawBody)).toBe(false);
     const tampered = Buffer.from(d.received.rawBody.toString("utf8").replace("Ada", "Eve"));
-    expect(verifyWebhookSignature(E2E_WEBHOOK_SECRET, header, tampered)).toBe(false);
+    expect(verifyWebhookSignature(WEBHOOK_SECRET, header, tampered)).toBe(false);
     expect(isUuid(d.webhookId)).toBe(true);
   });
 
@@ -119,11 +113,9 @@ describe("POST /Users → user.created", () => {
   it("a failed create (400, 409) emits nothing", async () => {
     const taken = await create(user(unique("taken")));
     await e.deliver();
-    expect((await scim(e.t, c, "POST", "/Users", { schemas: [USER_SCHEMA] })).statusCode).toBe(400);
-    expect((await scim(e.t, c, "POST", "/Users", user(taken.userName as string))).statusCode).toBe(409);
-    expect((await scim(e.t, c, "POST", "/Users", user(unique("tz"), { timezone: "Mars/Olympus" }))).statusCode).toBe(
-      400,
-    );
+    expect((await scim(e, c, "POST", "/Users", { schemas: [USER_SCHEMA] })).statusCode).toBe(400);
+    expect((await scim(e, c, "POST", "/Users", user(taken.userName as string))).statusCode).toBe(409);
+    expect((await scim(e, c, "POST", "/Users", user(unique("tz"), { timezone: "Mars/Olympus" }))).statusCode).toBe(400);
     expect(await e.deliver()).toEqual([]);
   });
 });
@@ -133,15 +125,15 @@ describe("PUT and PATCH /Users → user.updated", () => {
     const created = await create(user(unique("put")));
     await e.deliver();
     const replacement = user(created.userName as string, { name: { givenName: "Grace", familyName: "Hopper" } });
-    expect((await scim(e.t, c, "PUT", `/Users/${created.id}`, replacement)).statusCode).toBe(200);
+    expect((await scim(e, c, "PUT", `/Users/${created.id}`, replacement)).statusCode).toBe(200);
     const d = only(await e.deliver(), "user.updated");
     expect(d.body.data).toMatchObject({ id: created.id, first_name: "Grace", last_name: "Hopper" });
     expect(d.body.data.raw).toEqual(await stored(created.id));
 
     // Okta's PUT repeats read-only attributes (id, groups, meta): still the same state.
     const okta = { ...replacement, id: created.id, groups: [], meta: { resourceType: "User" } };
-    expect((await scim(e.t, c, "PUT", `/Users/${created.id}`, okta)).statusCode).toBe(200);
-    expect((await scim(e.t, c, "PUT", `/Users/${created.id}`, replacement)).statusCode).toBe(200);
+    expect((await scim(e, c, "PUT", `/Users/${created.id}`, okta)).statusCode).toBe(200);
+    expect((await scim(e, c, "PUT", `/Users/${created.id}`, replacement)).statusCode).toBe(200);
     expect(await e.deliver()).toEqual([]);
   });
 
@@ -149,12 +141,12 @@ describe("PUT and PATCH /Users → user.updated", () => {
     const created = await create(user(unique("deact")));
     await e.deliver();
     const body = idpBody("okta-patch-deactivate");
-    expect((await scim(e.t, c, "PATCH", `/Users/${created.id}`, body)).statusCode).toBe(200);
+    expect((await scim(e, c, "PATCH", `/Users/${created.id}`, body)).statusCode).toBe(200);
     const d = only(await e.deliver(), "user.updated");
     expect(d.body.data).toMatchObject({ id: created.id, active: false });
     expect((d.body.data.raw as Record<string, unknown>).active).toBe(false);
 
-    expect((await scim(e.t, c, "PATCH", `/Users/${created.id}`, body)).statusCode).toBe(200);
+    expect((await scim(e, c, "PATCH", `/Users/${created.id}`, body)).statusCode).toBe(200);
     expect((await patch(created.id, [{ op: "replace", path: "active", value: "False" }])).statusCode).toBe(200);
     expect(await e.deliver()).toEqual([]);
   });
@@ -171,7 +163,7 @@ describe("PUT and PATCH /Users → user.updated", () => {
   it("a password change is a user.updated that never carries the password", async () => {
     const created = await create(user(unique("pw")));
     await e.deliver();
-    const res = await scim(e.t, c, "PATCH", `/Users/${created.id}`, idpBody("okta-patch-password"));
+    const res = await scim(e, c, "PATCH", `/Users/${created.id}`, idpBody("okta-patch-password"));
     expect(res.statusCode, res.body).toBe(200);
     const d = only(await e.deliver(), "user.updated");
     expect(d.received.rawBody.toString("utf8")).not.toMatch(/password/i);
@@ -191,8 +183,8 @@ describe("PUT and PATCH /Users → user.updated", () => {
       ).statusCode,
     ).toBe(400);
     expect((await patch(a.id, [{ op: "replace", path: "userName", value: b.userName }])).statusCode).toBe(409);
-    expect((await scim(e.t, c, "PUT", `/Users/${a.id}`, user(b.userName as string))).statusCode).toBe(409);
-    expect((await scim(e.t, c, "PUT", `/Users/${a.id}`, { schemas: [USER_SCHEMA] })).statusCode).toBe(400);
+    expect((await scim(e, c, "PUT", `/Users/${a.id}`, user(b.userName as string))).statusCode).toBe(409);
+    expect((await scim(e, c, "PUT", `/Users/${a.id}`, { schemas: [USER_SCHEMA] })).statusCode).toBe(400);
     expect(
       (await patch("01970000-0000-7000-8000-000000000000", [{ op: "replace", path: "active", value: false }]))
         .statusCode,
@@ -206,12 +198,12 @@ describe("DELETE /Users → user.deleted", () => {
     const created = await create(user(unique("del"), { password: PASSWORD }));
     const last = await stored(created.id);
     await e.deliver();
-    expect((await scim(e.t, c, "DELETE", `/Users/${created.id}`)).statusCode).toBe(204);
+    expect((await scim(e, c, "DELETE", `/Users/${created.id}`)).statusCode).toBe(204);
     const d = only(await e.deliver(), "user.deleted");
     expect(d.body.data).toMatchObject({ id: created.id, first_name: "Ada", last_name: "Lovelace", active: true });
     expect(d.body.data.raw).toEqual(last);
     expect(d.received.rawBody.toString("utf8")).not.toContain(PASSWORD);
-    expect((await scim(e.t, c, "DELETE", `/Users/${created.id}`)).statusCode).toBe(404);
+    expect((await scim(e, c, "DELETE", `/Users/${created.id}`)).statusCode).toBe(404);
     expect(await e.deliver()).toEqual([]);
   });
 });
@@ -220,8 +212,8 @@ describe("DELETE /Users of a group member → group.user_removed per direct grou
   it("emits one group.user_removed per group the user was a direct member of, keyed by the group", async () => {
     const member = await create(user(unique("member")));
     const group = async (displayName: string, members: string[]) => {
-      const res = await scim(e.t, c, "POST", "/Groups", {
-        schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      const res = await scim(e, c, "POST", "/Groups", {
+        schemas: [GROUP_SCHEMA],
         displayName,
         members: members.map((value) => ({ value })),
       });
@@ -235,7 +227,7 @@ describe("DELETE /Users of a group member → group.user_removed per direct grou
     const last = await stored(member.id);
     await e.deliver();
 
-    expect((await scim(e.t, c, "DELETE", `/Users/${member.id}`)).statusCode).toBe(204);
+    expect((await scim(e, c, "DELETE", `/Users/${member.id}`)).statusCode).toBe(204);
     const ds = await e.deliver();
     expect(kinds(ds).sort()).toEqual(["group.user_removed", "group.user_removed", "user.deleted"]);
     const removed = ds.filter((d) => d.event === "group.user_removed");
@@ -257,15 +249,15 @@ describe("DELETE /Users of a group member → group.user_removed per direct grou
 
   it("records the group.user_removed rows before the user.deleted one, in the same transaction", async () => {
     const member = await create(user(unique("order")));
-    const res = await scim(e.t, c, "POST", "/Groups", {
-      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+    const res = await scim(e, c, "POST", "/Groups", {
+      schemas: [GROUP_SCHEMA],
       displayName: unique("grp-order"),
       members: [{ value: member.id }],
     });
     const groupId = (res.json() as { id: string }).id;
     await e.deliver();
     // The dispatcher runs only inside deliver(): the outbox still holds what the DELETE recorded.
-    expect((await scim(e.t, c, "DELETE", `/Users/${member.id}`)).statusCode).toBe(204);
+    expect((await scim(e, c, "DELETE", `/Users/${member.id}`)).statusCode).toBe(204);
     const rows = await e.database.db
       .selectFrom("webhook_outbox")
       .select(["event", "ordering_key"])
@@ -291,7 +283,7 @@ describe("auto-link → user.updated", () => {
     const first = await create(user(userName), linking);
     expect(kinds(await e.deliver())).toEqual(["user.created"]);
     const res = await scim(
-      e.t,
+      e,
       linking,
       "POST",
       "/Users",
@@ -308,7 +300,7 @@ describe("auto-link → user.updated", () => {
     const userName = unique("link-same");
     await create(user(userName), linking);
     await e.deliver();
-    expect((await scim(e.t, linking, "POST", "/Users", user(userName))).statusCode).toBe(201);
+    expect((await scim(e, linking, "POST", "/Users", user(userName))).statusCode).toBe(201);
     expect(await e.deliver()).toEqual([]);
   });
 });
@@ -319,7 +311,7 @@ describe("webhook-id", () => {
     for (let i = 0; i < 5; i++) {
       const u = await create(user(unique("ids")));
       await patch(u.id, [{ op: "replace", path: "nickName", value: `n${i}` }]);
-      await scim(e.t, c, "DELETE", `/Users/${u.id}`);
+      await scim(e, c, "DELETE", `/Users/${u.id}`);
     }
     const ds = await e.deliver();
     expect(ds).toHaveLength(15);

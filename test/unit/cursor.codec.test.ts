@@ -1,23 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/platform/clock.js";
-import { ScimError } from "../../src/scim/errors.js";
 import { type CursorContext, CursorCodec, queryDigest } from "../../src/scim/query/cursor.js";
+import { scimErrorOf } from "../helpers/errors.js";
 
 const OLD = Buffer.alloc(32, 1);
 const NEW = Buffer.alloc(32, 2);
 const LAST_ID = "0191d3a4-7b2c-7def-8a12-3456789abcde";
 const digest = queryDigest({ filter: 'userName eq "a"', count: 100 });
 const ctx: CursorContext = { clientId: "okta-prod", resource: "User", queryDigest: digest };
-
-function scimErrorOf(fn: () => unknown): ScimError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ScimError) return e;
-    throw e;
-  }
-  throw new Error("expected a ScimError");
-}
 
 function flip(token: string, at: number): string {
   const ch = token.charAt(at);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ScimError } from "../../src/scim/errors.js";
 import { type EqFilter, parseFilter, type ResourceKind } from "../../src/scim/query/filter.js";
 import cases from "../fixtures/filter-cases.json" with { type: "json" };
+import { scimErrorOf } from "../helpers/errors.js";
 
 interface ValidCase {
   name: string;
@@ -19,16 +19,6 @@ interface InvalidCase {
 
 const valid = cases.valid as ValidCase[];
 const invalid = cases.invalid as InvalidCase[];
-
-function scimErrorOf(fn: () => unknown): ScimError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ScimError) return e;
-    throw e;
-  }
-  throw new Error("expected a ScimError");
-}
 
 describe("parseFilter accepts the eq subset (spec 4.7)", () => {
   it.each(valid)("$name: $kind $filter", ({ kind, filter, attribute, value }) => {

@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ScimError } from "../../src/scim/errors.js";
 import { type ListQuery, parseListQuery, parseProjection } from "../../src/scim/query/list-query.js";
-
-function scimErrorOf(fn: () => unknown): ScimError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ScimError) return e;
-    throw e;
-  }
-  throw new Error("expected a ScimError");
-}
+import { scimErrorOf } from "../helpers/errors.js";
 
 const offset = (startIndex: number, count: number): ListQuery["page"] => ({ kind: "offset", startIndex, count });
 const cursor = (token: string, count: number): ListQuery["page"] => ({ kind: "cursor", cursor: token, count });

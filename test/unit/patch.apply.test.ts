@@ -5,6 +5,8 @@ import { applyPatch } from "../../src/scim/patch/apply.js";
 import { PATCH_OP_SCHEMA } from "../../src/scim/render.js";
 import type { JsonValue, ScimObject } from "../../src/scim/patch/types.js";
 import { ENTERPRISE_USER_SCHEMA } from "../../src/scim/schema/registry.js";
+import { scimErrorOf } from "../helpers/errors.js";
+import { LIST_RESPONSE, USER_SCHEMA } from "../helpers/constants.js";
 
 interface PatchCase {
   readonly name: string;
@@ -21,15 +23,8 @@ const fixture = JSON.parse(readFileSync(new URL("../fixtures/patch-cases.json", 
 
 const message = (operations: unknown): unknown => ({ schemas: [PATCH_OP_SCHEMA], Operations: operations });
 
-const scimErrorOf = (run: () => unknown): ScimError => {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ScimError) return error;
-    throw error;
-  }
-  throw new Error("expected a ScimError, but the patch succeeded");
-};
+const patchErrorOf = (run: () => unknown): ScimError =>
+  scimErrorOf(run, "expected a ScimError, but the patch succeeded");
 
 const USER: ScimObject = { id: "2819c223-7f76-453a-919d-413861904646", userName: "bjensen", active: true };
 
@@ -51,7 +46,7 @@ describe("applyPatch fixture cases", () => {
 
   it.each(failures.map((c) => [c.name, c] as const))("%s", (_name, c) => {
     const before = structuredClone(c.current);
-    const error = scimErrorOf(() => applyPatch(c.resource, c.current, message(c.operations)));
+    const error = patchErrorOf(() => applyPatch(c.resource, c.current, message(c.operations)));
     expect({ status: error.status, scimType: error.scimType ?? null }).toEqual(c.error);
     expect(error.detail).toEqual(expect.any(String));
     expect(c.current).toEqual(before);
@@ -62,14 +57,14 @@ describe("applyPatch message validation", () => {
   it.each<[string, unknown]>([
     ["not an object", []],
     ["missing schemas", { Operations: [{ op: "add", path: "title", value: "x" }] }],
-    ["wrong schema", { schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], Operations: [] }],
+    ["wrong schema", { schemas: [LIST_RESPONSE], Operations: [] }],
     ["missing Operations", { schemas: [PATCH_OP_SCHEMA] }],
     ["empty Operations", message([])],
     ["Operations not an array", message({ op: "add" })],
     ["operation not an object", message(["add"])],
     ["op missing", message([{ path: "title", value: "x" }])],
   ])("%s → 400 invalidSyntax", (_name, body) => {
-    const error = scimErrorOf(() => applyPatch("User", USER, body));
+    const error = patchErrorOf(() => applyPatch("User", USER, body));
     expect([error.status, error.scimType]).toEqual([400, "invalidSyntax"]);
   });
 
@@ -82,7 +77,7 @@ describe("applyPatch message validation", () => {
   });
 
   it("rejects a non-string path with invalidPath", () => {
-    const error = scimErrorOf(() => applyPatch("User", USER, message([{ op: "add", path: 3, value: "x" }])));
+    const error = patchErrorOf(() => applyPatch("User", USER, message([{ op: "add", path: 3, value: "x" }])));
     expect([error.status, error.scimType]).toEqual([400, "invalidPath"]);
   });
 });
@@ -128,7 +123,7 @@ describe("applyPatch results", () => {
   });
 
   it("adds the enterprise URN to schemas only when the extension appears", () => {
-    const current: ScimObject = { ...USER, schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"] };
+    const current: ScimObject = { ...USER, schemas: [USER_SCHEMA] };
     const added = applyPatch("User", current, message([{ op: "add", path: "department", value: "D" }]));
     expect(added.resource.schemas).toEqual(["urn:ietf:params:scim:schemas:core:2.0:User", ENTERPRISE_USER_SCHEMA]);
     expect(added.resource[ENTERPRISE_USER_SCHEMA]).toEqual({ department: "D" });
@@ -159,7 +154,7 @@ describe("applyPatch results", () => {
   });
 
   it("names the offending member in the error detail", () => {
-    const error = scimErrorOf(() =>
+    const error = patchErrorOf(() =>
       applyPatch("Group", { displayName: "Eng" }, message([{ op: "add", path: "members", value: [{ value: "u-1" }] }])),
     );
     expect(error.detail).toContain("u-1");

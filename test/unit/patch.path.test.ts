@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ScimError } from "../../src/scim/errors.js";
+import type { ScimError } from "../../src/scim/errors.js";
 import { parsePatchPath } from "../../src/scim/patch/path.js";
 import {
   ENTERPRISE_USER_SCHEMA,
@@ -7,21 +7,15 @@ import {
   type ResourceName,
   USER_SCHEMA,
 } from "../../src/scim/schema/registry.js";
+import { scimErrorOf } from "../helpers/errors.js";
 
 const shape = (resource: ResourceName, path: string) => {
   const parsed = parsePatchPath(resource, path);
   return { schema: parsed.schema, attribute: parsed.attribute, filter: parsed.filter, sub: parsed.sub };
 };
 
-const errorOf = (resource: ResourceName, path: string): ScimError => {
-  try {
-    parsePatchPath(resource, path);
-  } catch (error) {
-    if (error instanceof ScimError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${path} to be rejected`);
-};
+const errorOf = (resource: ResourceName, path: string): ScimError =>
+  scimErrorOf(() => parsePatchPath(resource, path), `expected ${path} to be rejected`);
 
 describe("parsePatchPath accepts", () => {
   it.each<[ResourceName, string, ReturnType<typeof shape>]>([

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { includes, project } from "../../src/scim/query/projection.js";
+import { ENTERPRISE_SCHEMA } from "../helpers/constants.js";
 
-const ENT = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const user = {
-  schemas: ["urn:ietf:params:scim:schemas:core:2.0:User", ENT],
+  schemas: ["urn:ietf:params:scim:schemas:core:2.0:User", ENTERPRISE_SCHEMA],
   id: "u1",
   userName: "alice",
   name: { givenName: "Alice", familyName: "Smith" },
@@ -12,7 +12,7 @@ const user = {
     { value: "a@home.test", type: "home" },
   ],
   active: true,
-  [ENT]: { department: "R&D", employeeNumber: "7" },
+  [ENTERPRISE_SCHEMA]: { department: "R&D", employeeNumber: "7" },
   meta: { resourceType: "User", created: "t0", lastModified: "t1" },
 };
 
@@ -22,8 +22,11 @@ describe("project (RFC 7644 section 3.9)", () => {
     ["USERNAME", { schemas: user.schemas, id: "u1", userName: "alice" }],
     ["name.givenName", { schemas: user.schemas, id: "u1", name: { givenName: "Alice" } }],
     ["emails.value", { schemas: user.schemas, id: "u1", emails: [{ value: "a@x.test" }, { value: "a@home.test" }] }],
-    [`${ENT}:department`, { schemas: user.schemas, id: "u1", [ENT]: { department: "R&D" } }],
-    [ENT, { schemas: user.schemas, id: "u1", [ENT]: user[ENT] }],
+    [
+      `${ENTERPRISE_SCHEMA}:department`,
+      { schemas: user.schemas, id: "u1", [ENTERPRISE_SCHEMA]: { department: "R&D" } },
+    ],
+    [ENTERPRISE_SCHEMA, { schemas: user.schemas, id: "u1", [ENTERPRISE_SCHEMA]: user[ENTERPRISE_SCHEMA] }],
     ["urn:ietf:params:scim:schemas:core:2.0:User:userName", { schemas: user.schemas, id: "u1", userName: "alice" }],
     ["nope", { schemas: user.schemas, id: "u1" }],
     ['emails[type eq "work"]', { schemas: user.schemas, id: "u1", emails: [user.emails[0]] }],
@@ -46,7 +49,10 @@ describe("project (RFC 7644 section 3.9)", () => {
   it.each([
     ["emails", (u: Record<string, unknown>) => expect(u.emails).toBeUndefined()],
     ["name.givenName", (u: Record<string, unknown>) => expect(u.name).toEqual({ familyName: "Smith" })],
-    [`${ENT}:department`, (u: Record<string, unknown>) => expect(u[ENT]).toEqual({ employeeNumber: "7" })],
+    [
+      `${ENTERPRISE_SCHEMA}:department`,
+      (u: Record<string, unknown>) => expect(u[ENTERPRISE_SCHEMA]).toEqual({ employeeNumber: "7" }),
+    ],
     ["id", (u: Record<string, unknown>) => expect(u.id).toBe("u1")],
     ["meta", (u: Record<string, unknown>) => expect(u.meta).toBeUndefined()],
   ])("excludedAttributes=%s", (attr, check) => {
@@ -57,7 +63,7 @@ describe("project (RFC 7644 section 3.9)", () => {
 
   it("does not change its input", () => {
     const copy = structuredClone(user);
-    project("User", user, { excludedAttributes: ["name.givenName", `${ENT}:department`] });
+    project("User", user, { excludedAttributes: ["name.givenName", `${ENTERPRISE_SCHEMA}:department`] });
     expect(user).toEqual(copy);
   });
 

@@ -1,0 +1,12 @@
+import { ScimError } from "../../src/scim/errors.js";
+
+/** The ScimError `run` throws; anything else it throws is rethrown, and not throwing fails with `otherwise`. */
+export function scimErrorOf(run: () => unknown, otherwise = "expected a ScimError"): ScimError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ScimError) return error;
+    throw error;
+  }
+  throw new Error(otherwise);
+}
