@@ -1,22 +1,12 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type RouteOptions } from "fastify";
-import { ADMIN_PREFIX, installAdminPlumbing } from "./admin/plugin.js";
-import { registerDirectoryRoutes } from "./admin/routes/directory.js";
-import { registerEventRoutes } from "./admin/routes/events.js";
-import { registerIdentityRoutes } from "./admin/routes/identities.js";
-import { registerOrganizationRoutes } from "./admin/routes/organizations.js";
-import { registerScimClientRoutes } from "./admin/routes/scim-clients.js";
-import { registerAdminTokenRoutes } from "./admin/tokens/routes.js";
+import { registerAdminApi } from "./admin/api.js";
 import { AdminTokenRepo } from "./admin/tokens/repo.js";
 import { AdminTokenService } from "./admin/tokens/service.js";
-import { registerApiKeyRoutes } from "./apikeys/routes.js";
 import { ApiKeyRepo } from "./apikeys/repo.js";
 import { ApiKeyService } from "./apikeys/service.js";
-import { registerTestMappingRoute } from "./admin/routes/test-mapping.js";
 import { GroupService } from "./directory/groups/service.js";
 import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
-import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
-import { registerWebhookSecretRoute } from "./admin/routes/webhook-secret.js";
 import { afterCommit, type EventSink } from "./directory/events.js";
 import { MappingEvaluator } from "./directory/mapping/evaluator.js";
 import { type MappingSourcePolicy, NO_MAPPING_SOURCES } from "./directory/mapping/policy.js";
@@ -26,11 +16,9 @@ import { OrganizationRepo } from "./directory/organizations/repo.js";
 import { OrganizationService } from "./directory/organizations/service.js";
 import {
   createObservability,
-  installAdminObservability,
   installRequestTracing,
   type Observability,
   registerMetricsAndWriter,
-  registerObservabilityRoutes,
   traceMappings,
 } from "./observability/index.js";
 import { ScimClientRepo } from "./directory/scim-clients/repo.js";
@@ -70,7 +58,7 @@ export interface AppDeps {
   readonly mappingSources?: MappingSourcePolicy;
 }
 
-/** Registers every plugin; reads no environment and opens nothing (STYLE.md). */
+/** Composes the parts and registers their plugins; reads no environment and opens nothing. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -118,43 +106,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMetricsAndWriter(app, observability);
   registerPortal(app);
 
-  await app.register(
-    async (scope) => {
-      const adminTokens = new AdminTokenService(new AdminTokenRepo(deps.db), deps.clock);
-      installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, adminTokens);
-      installAdminObservability(scope, { ...observability, logger: deps.logger, clock: deps.clock });
-      registerAdminTokenRoutes(scope, { tokens: adminTokens, clock: deps.clock });
-      registerOrganizationRoutes(scope, organizations, (orgId) => scimClients.cached.forgetOrganization(orgId));
-      registerScimClientRoutes(scope, {
-        scimClients,
-        publicUrl: deps.publicUrl,
-        validateMapping,
-        health: observability.health,
-      });
-      registerApiKeyRoutes(scope, {
-        apiKeys: new ApiKeyService(new ApiKeyRepo(deps.db), deps.clock),
-        clock: deps.clock,
-        onRateLimited: () => observability.metrics.apiKeyRateLimited(),
-      });
-      registerIdentityRoutes(scope, identities);
-      registerDirectoryRoutes(scope, { db: deps.db, identities, groups });
-      registerTestMappingRoute(scope, { scimClients, mapper, validateMapping });
-      registerWebhookEventRoutes(scope, {
-        scimClients,
-        ...webhooks,
-        db: deps.db,
-        clock: deps.clock,
-        wake: () => webhooks.dispatcher.wake(),
-      });
-      registerEventRoutes(scope, { feed: webhooks.feed, organizations });
-      registerWebhookSecretRoute(scope, scimClients);
-      registerObservabilityRoutes(scope, {
-        ...observability,
-        clientExists: async (clientId) => (await scimClients.get(clientId)) !== undefined,
-      });
-    },
-    { prefix: ADMIN_PREFIX },
-  );
+  await registerAdminApi(app, {
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    adminTokenHash: deps.adminTokenHash,
+    publicUrl: deps.publicUrl,
+    adminTokens: new AdminTokenService(new AdminTokenRepo(deps.db), deps.clock),
+    organizations,
+    scimClients,
+    apiKeys: new ApiKeyService(new ApiKeyRepo(deps.db), deps.clock),
+    identities,
+    groups,
+    mapper,
+    validateMapping,
+    webhooks,
+    observability,
+  });
 
   await registerScim(app, {
     clients: scimClients.authenticator,

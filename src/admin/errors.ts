@@ -1,4 +1,4 @@
-/** google.rpc-style status names of the admin API error body (DESIGN.md). */
+/** google.rpc-style status names of the admin API error body. */
 export type AdminStatus =
   | "INVALID_ARGUMENT"
   | "UNAUTHENTICATED"

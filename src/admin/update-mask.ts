@@ -1,5 +1,5 @@
 import { invalidArgument } from "./errors.js";
-import { isObject, type JsonObject } from "./validate.js";
+import { isObject, type JsonObject } from "./json.js";
 
 /**
  * AIP-134 / AIP-161 field masks for PATCH (spec 4.9):

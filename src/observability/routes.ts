@@ -1,9 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { invalidArgument, notFound } from "../admin/errors.js";
 import { first, pageOf, parsePageRequest, requireUuid } from "../admin/paging.js";
-import type { JsonObject } from "../admin/validate.js";
 import type { AuditRepo, AuditRow } from "./audit/repo.js";
 import type { RequestLogFilter, RequestLogRepo, RequestLogRow } from "./request-log/repo.js";
+
+type JsonObject = Record<string, unknown>;
 
 export interface ObservabilityRouteDeps {
   readonly requestLog: RequestLogRepo;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { parseDuration, parseRateLimits as readRateLimits, parseTime } from "../../src/admin/routes/api-keys-fields.js";
 import { toAdminError } from "../../src/admin/domain-errors.js";
 import { batchFailure } from "../../src/apikeys/batch.js";
-import { parseDuration, parseRateLimits, parseTime } from "../../src/apikeys/fields.js";
+import { RateLimitsBody } from "../../src/admin/schemas/api-keys.js";
+import { valueChecker } from "../../src/admin/validation.js";
 import { evaluate, windowStart } from "../../src/apikeys/rate-limit.js";
 import { digestOf, generateIssuedSecret } from "../../src/apikeys/secrets.js";
 import type { ImportOutcome } from "../../src/apikeys/service.js";
@@ -36,6 +38,10 @@ describe("parseTime", () => {
     },
   );
 });
+
+/** The schema checks the shape, the reader the rest (periods, repeated names): together, the edge's rate limits. */
+const checkRateLimits = valueChecker(RateLimitsBody);
+const parseRateLimits = (v: unknown, field: string) => readRateLimits(checkRateLimits(v, field), field);
 
 describe("parseRateLimits", () => {
   it("reads name, limit and period", () => {

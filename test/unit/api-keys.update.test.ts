@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AdminError } from "../../src/admin/errors.js";
 import type { ApiKeyFields } from "../../src/apikeys/model.js";
+import { parseIssuedKeyUpdate } from "../../src/admin/routes/api-keys-update.js";
 import { applyChanges } from "../../src/apikeys/model.js";
-import { parseIssuedKeyUpdate } from "../../src/apikeys/update.js";
 
 const current: ApiKeyFields = {
   name: "k",

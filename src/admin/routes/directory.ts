@@ -1,3 +1,4 @@
+import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { memberCounts } from "../../directory/groups/member-counts.js";
 import type { GroupService } from "../../directory/groups/service.js";
@@ -9,7 +10,17 @@ import { ScimError } from "../../scim/errors.js";
 import { type EqFilter, parseFilter, type ResourceKind } from "../../scim/query/filter.js";
 import type { Db } from "../../storage/database.js";
 import { invalidArgument, notFound } from "../errors.js";
-import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import {
+  DirectoryQuery,
+  GroupDetailJson,
+  GroupJson,
+  OrgItemParams,
+  OrgParams,
+  UserDetailJson,
+  UserSummaryJson,
+} from "../schemas/directory.js";
+import { errors, Page } from "../schemas/kit.js";
 
 export interface DirectoryRouteDeps {
   readonly db: Db;
@@ -17,8 +28,16 @@ export interface DirectoryRouteDeps {
   readonly groups: GroupService;
 }
 
-type OrgParams = { Params: { orgId: string } };
-type ItemParams = { Params: { orgId: string; id: string } };
+type ByOrg = { Params: Static<typeof OrgParams>; Querystring: Static<typeof DirectoryQuery> };
+type ByItem = { Params: Static<typeof OrgItemParams> };
+const tags = ["Directory"];
+const list = (key: string, item: object) => ({
+  tags,
+  params: OrgParams,
+  querystring: DirectoryQuery,
+  response: { 200: Page(key, item as typeof UserSummaryJson), ...errors },
+});
+const one = (item: object) => ({ tags, params: OrgItemParams, response: { 200: item, ...errors } });
 
 /**
  * The admin portal's directory browser: an organization's users and groups, read-only. Search is the SCIM eq
@@ -30,8 +49,8 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     return raw.toLowerCase();
   };
 
-  scope.get<OrgParams>("/organizations/:orgId/users", async (req) => {
-    const query = req.query as Record<string, unknown>;
+  scope.get<ByOrg>("/organizations/:orgId/users", { schema: list("users", UserSummaryJson) }, async (req) => {
+    const query = req.query;
     const page = parsePageRequest(query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
     const filter = filterOf("User", query);
@@ -46,7 +65,7 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     return { users: items.map(userSummary), next_page_token };
   });
 
-  scope.get<ItemParams>("/organizations/:orgId/users/:id", async (req) => {
+  scope.get<ByItem>("/organizations/:orgId/users/:id", { schema: one(UserDetailJson) }, async (req) => {
     const orgId = orgOf(req.params.orgId);
     const id = isUuid(req.params.id) ? req.params.id.toLowerCase() : undefined;
     const user = id === undefined ? undefined : await deps.identities.get(orgId, id, { groups: true });
@@ -55,8 +74,8 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     return { ...userSummary(user), scim: user.scim, traits: identity.traits, has_password: identity.hasPassword };
   });
 
-  scope.get<OrgParams>("/organizations/:orgId/groups", async (req) => {
-    const query = req.query as Record<string, unknown>;
+  scope.get<ByOrg>("/organizations/:orgId/groups", { schema: list("groups", GroupJson) }, async (req) => {
+    const query = req.query;
     const orgId = orgOf(req.params.orgId);
     const page = parsePageRequest(query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
@@ -75,7 +94,7 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     return { groups: items.map((g) => groupJson(g, counts.get(g.id) ?? 0)), next_page_token };
   });
 
-  scope.get<ItemParams>("/organizations/:orgId/groups/:id", async (req) => {
+  scope.get<ByItem>("/organizations/:orgId/groups/:id", { schema: one(GroupDetailJson) }, async (req) => {
     const orgId = orgOf(req.params.orgId);
     const group = isUuid(req.params.id) ? await deps.groups.get(orgId, req.params.id.toLowerCase()) : undefined;
     if (group === undefined) throw notFound(`group ${req.params.id} does not exist`);
@@ -86,8 +105,8 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
   });
 }
 
-function filterOf(kind: ResourceKind, query: Record<string, unknown>): EqFilter | undefined {
-  const raw = first(query.filter);
+function filterOf(kind: ResourceKind, query: Static<typeof DirectoryQuery>): EqFilter | undefined {
+  const raw = query.filter;
   if (raw === undefined || raw.trim() === "") return undefined;
   try {
     return parseFilter(kind, raw);

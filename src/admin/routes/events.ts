@@ -1,3 +1,5 @@
+import type { Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { DIRECTORY_EVENT_KINDS } from "../../directory/events.js";
 import type { OrganizationService } from "../../directory/organizations/service.js";
@@ -6,12 +8,15 @@ import type { EventRow } from "../../events/repo.js";
 import { decodePosition } from "../../events/token.js";
 import { isUuid } from "../../platform/ids.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
-import { first } from "../paging.js";
-import type { JsonObject } from "../validate.js";
+import type { JsonObject } from "../json.js";
+import { IdParams } from "../schemas/directory.js";
+import { errors } from "../schemas/kit.js";
+import { EventJson, EventsQuery } from "../schemas/scim-clients.js";
 
 export const DEFAULT_FEED_PAGE_SIZE = 100;
 export const MAX_FEED_PAGE_SIZE = 1000;
 const EVENT_KINDS: readonly string[] = DIRECTORY_EVENT_KINDS;
+const tags = ["Events"];
 
 export interface EventRouteDeps {
   readonly feed: EventFeed;
@@ -20,14 +25,16 @@ export interface EventRouteDeps {
 
 /** The events feed (docs/events.md): `GET /events` pages by `after` tokens, `GET /events/{id}` reads one. */
 export function registerEventRoutes(scope: FastifyInstance, deps: EventRouteDeps): void {
-  scope.get("/events", async (req) => {
-    const query = req.query as Record<string, unknown>;
-    const organizationId = first(query.organization_id);
+  const page = Type.Object({ events: Type.Array(EventJson), next_after: Type.String() });
+  const list = { tags, querystring: EventsQuery, response: { 200: page, ...errors } };
+  scope.get<{ Querystring: Static<typeof EventsQuery> }>("/events", { schema: list }, async (req) => {
+    const query = req.query;
+    const organizationId = query.organization_id;
     if (organizationId === undefined || organizationId === "") throw invalidArgument("organization_id is required");
-    const directoryId = first(query.directory_id);
-    const events = parseKinds(first(query.event));
-    const pageSize = parsePageSize(first(query.page_size));
-    const after = parseAfter(first(query.after));
+    const directoryId = query.directory_id;
+    const events = parseKinds(query.event);
+    const pageSize = parsePageSize(query.page_size);
+    const after = parseAfter(query.after);
     if (!isUuid(organizationId) || (await deps.organizations.get(organizationId)) === undefined) {
       throw notFound(`organization ${organizationId} does not exist`);
     }
@@ -50,7 +57,8 @@ export function registerEventRoutes(scope: FastifyInstance, deps: EventRouteDeps
     return { events: page.events.map(eventJson), next_after: page.nextAfter };
   });
 
-  scope.get<{ Params: { id: string } }>("/events/:id", async (req) => {
+  const one = { tags, params: IdParams, response: { 200: EventJson, ...errors } };
+  scope.get<{ Params: Static<typeof IdParams> }>("/events/:id", { schema: one }, async (req) => {
     const row = isUuid(req.params.id) ? await deps.feed.get(req.params.id.toLowerCase()) : undefined;
     if (row === undefined) throw notFound(`event ${req.params.id} does not exist`);
     return eventJson(row);

@@ -1,35 +1,34 @@
+import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { parseDuration } from "../../apikeys/fields.js";
-import {
-  ExtensionDeclarationError,
-  type ExtensionDeclaration,
-  parseExtensions,
-  type UnknownExtensions,
-} from "../../directory/scim-clients/extensions.js";
 import { MAX_SECRET_GRACE_SECONDS, type ScimClientService } from "../../directory/scim-clients/service.js";
-import {
-  type ScimClient,
-  type ScimClientChanges,
-  WEBHOOK_RETRY_MODES,
-  type WebhookRetry,
-} from "../../directory/scim-clients/types.js";
+import type { ScimClient, ScimClientChanges, WebhookRetry } from "../../directory/scim-clients/types.js";
 import { randomToken } from "../../platform/ids.js";
-import type { RequestLogMode } from "../../storage/schema.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
-import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
-import { type MaskSpec, resolveUpdateMask } from "../update-mask.js";
+import { isObject, type JsonObject } from "../json.js";
+import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { Empty, errors, Page } from "../schemas/kit.js";
 import {
-  isObject,
-  type JsonObject,
-  optionalBoolean,
-  optionalObject,
-  optionalString,
-  requireObject,
-  requireString,
+  ClientParams,
+  CreateScimClientBody,
+  ListClientsQuery,
+  RotateSecretBody,
+  ScimClientJson,
+  type ScimClientPatch,
+  UpdateMaskQuery,
+  UpdateScimClientBody,
+} from "../schemas/scim-clients.js";
+import { type FieldUpdate, type MaskSpec, resolveUpdateMask } from "../update-mask.js";
+import { parseDuration } from "./api-keys-fields.js";
+import {
+  extensionsOf,
+  parseWebhook,
+  retryOf,
+  scimClientJson,
+  unknownExtensionsOf,
   validateHttpUrl,
-} from "../validate.js";
-
-const CLIENT_ID_RE = /^[A-Za-z0-9._~-]{1,128}$/;
+  validateSharedSecret,
+  validateWebhookSecret,
+} from "./scim-client-fields.js";
 
 export const SCIM_CLIENT_MASK: MaskSpec = {
   mutable: [
@@ -60,9 +59,6 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
   ],
 };
 
-/** Webhook secrets sign every delivery: shorter ones are guessable offline from a single signed request. */
-export const MIN_WEBHOOK_SECRET_LENGTH = 16;
-
 export interface ScimClientRouteDeps {
   readonly scimClients: ScimClientService;
   readonly publicUrl: () => string;
@@ -72,265 +68,187 @@ export interface ScimClientRouteDeps {
   readonly health?: (clientId: string) => Promise<JsonObject>;
 }
 
+type ByClient = { Params: Static<typeof ClientParams> };
+type Patch = Static<typeof ScimClientPatch>;
+const tags = ["SCIM clients"];
+const one = { tags, params: ClientParams, response: { 200: ScimClientJson, ...errors } };
+
 export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClientRouteDeps): void {
   const { scimClients } = deps;
   const json = (c: ScimClient, extra: JsonObject = {}) => scimClientJson(c, deps.publicUrl(), extra);
 
-  scope.post("/scimClients", async (req, reply) => {
-    const body = requireObject(req.body);
-    const organizationId = requireUuid(requireString(body, "organization_id"), "organization_id");
-    const clientId = optionalString(body, "client_id", 128) ?? randomToken(12);
-    if (!CLIENT_ID_RE.test(clientId)) {
-      throw invalidArgument("client_id may use only letters, digits and . _ ~ - (at most 128 characters)");
-    }
-    const givenSecret = optionalString(body, "secret", 1024);
-    if (givenSecret !== undefined) validateSharedSecret(givenSecret);
-    const secret = givenSecret ?? randomToken(32);
-    const mapping = optionalString(body, "mapping", 256 * 1024) ?? null;
-    if (mapping !== null) await deps.validateMapping(mapping);
-    const result = await scimClients.create({
-      organizationId,
-      clientId,
-      secret,
-      name: optionalString(body, "name", 256) ?? "",
-      autoLink: optionalBoolean(body, "auto_link") ?? false,
-      mapping,
-      tenant: optionalString(body, "tenant", 256) ?? "",
-      product: optionalString(body, "product", 256) ?? "",
-      webhook: parseWebhook(optionalObject(body, "webhook")),
-      webhookRetry: parseRetry(optionalObject(body, "webhook")?.retry, "webhook.retry"),
-      logWebhookEvents: optionalBoolean(body, "log_webhook_events") ?? false,
-      requestLog: parseRequestLogMode(body.request_log) ?? "errors",
-      extensions: extensionsOf(body.extensions),
-      unknownExtensions: unknownExtensionsOf(body.unknown_extensions),
-    });
-    if (!result.ok) {
-      if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
-      throw notFound(`organization ${organizationId} does not exist`);
-    }
-    reply.code(201);
-    // The secret is shown once, and only when Roster generated it.
-    return json(result.client, givenSecret === undefined ? { secret } : {});
-  });
+  scope.post<{ Body: Static<typeof CreateScimClientBody> }>(
+    "/scimClients",
+    { schema: { tags, body: CreateScimClientBody, response: { 201: ScimClientJson, ...errors } } },
+    async (req, reply) => {
+      const body = req.body;
+      const organizationId = body.organization_id.toLowerCase();
+      const clientId = body.client_id ?? randomToken(12);
+      const givenSecret = body.secret ?? undefined;
+      if (givenSecret !== undefined) validateSharedSecret(givenSecret);
+      const secret = givenSecret ?? randomToken(32);
+      const mapping = body.mapping ?? null;
+      if (mapping !== null) await deps.validateMapping(mapping);
+      const result = await scimClients.create({
+        organizationId,
+        clientId,
+        secret,
+        name: body.name ?? "",
+        autoLink: body.auto_link ?? false,
+        mapping,
+        tenant: body.tenant ?? "",
+        product: body.product ?? "",
+        webhook: parseWebhook(body.webhook),
+        webhookRetry: retryOf(body.webhook?.retry),
+        logWebhookEvents: body.log_webhook_events ?? false,
+        requestLog: body.request_log ?? "errors",
+        extensions: extensionsOf(body.extensions),
+        unknownExtensions: unknownExtensionsOf(body.unknown_extensions),
+      });
+      if (!result.ok) {
+        if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
+        throw notFound(`organization ${organizationId} does not exist`);
+      }
+      reply.code(201);
+      // The secret is shown once, and only when Roster generated it.
+      return json(result.client, givenSecret === undefined ? { secret } : {});
+    },
+  );
 
-  scope.get("/scimClients", async (req) => {
-    const query = req.query as Record<string, unknown>;
-    const page = parsePageRequest(query);
-    const org = first(query.organization_id);
-    const rows = await scimClients.list(
-      org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
-      page.after,
-      page.pageSize + 1,
-    );
-    const { items, next_page_token } = pageOf(rows, page.pageSize, (c) => c.clientId);
-    return { scim_clients: items.map((c) => json(c)), next_page_token };
-  });
+  scope.get<{ Querystring: Static<typeof ListClientsQuery> }>(
+    "/scimClients",
+    {
+      schema: {
+        tags,
+        querystring: ListClientsQuery,
+        response: { 200: Page("scim_clients", ScimClientJson), ...errors },
+      },
+    },
+    async (req) => {
+      const page = parsePageRequest(req.query);
+      const org = req.query.organization_id;
+      const rows = await scimClients.list(
+        org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
+        page.after,
+        page.pageSize + 1,
+      );
+      const { items, next_page_token } = pageOf(rows, page.pageSize, (c) => c.clientId);
+      return { scim_clients: items.map((c) => json(c)), next_page_token };
+    },
+  );
 
-  scope.get<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
+  scope.get<ByClient>("/scimClients/:clientId", { schema: one }, async (req) => {
     const client = await scimClients.get(req.params.clientId);
     if (client === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
     return json(client, deps.health === undefined ? {} : await deps.health(client.clientId));
   });
 
-  scope.patch<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
-    const raw = requireObject(req.body);
-    const body = isObject(raw.scim_client) ? raw.scim_client : raw;
-    if (typeof body.client_id === "string" && body.client_id !== req.params.clientId) {
-      throw invalidArgument("client_id in the body differs from the one in the path");
-    }
-    const mask = first((req.query as Record<string, unknown>).update_mask);
-    const updates = resolveUpdateMask(mask, body, SCIM_CLIENT_MASK);
-    const changes = await toChanges(updates, deps);
-    const existing = await scimClients.get(req.params.clientId);
-    if (existing === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
-    if (changes.webhookSecret !== undefined && changes.webhookSecret !== null) {
-      const url = changes.webhookUrl === undefined ? existing.webhookUrl : changes.webhookUrl;
-      if (url === null) throw invalidArgument("webhook.secret needs a webhook.url");
-    }
-    const updated = await scimClients.update(req.params.clientId, changes);
-    if (updated === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
-    return json(updated);
-  });
+  scope.patch<ByClient & { Body: Static<typeof UpdateScimClientBody>; Querystring: Static<typeof UpdateMaskQuery> }>(
+    "/scimClients/:clientId",
+    { schema: { ...one, body: UpdateScimClientBody, querystring: UpdateMaskQuery } },
+    async (req) => {
+      const raw = req.body;
+      const body: Patch = isObject(raw.scim_client) ? raw.scim_client : raw;
+      if (typeof body.client_id === "string" && body.client_id !== req.params.clientId) {
+        throw invalidArgument("client_id in the body differs from the one in the path");
+      }
+      const updates = resolveUpdateMask(req.query.update_mask, body, SCIM_CLIENT_MASK);
+      const changes = await toChanges(updates, deps);
+      const existing = await scimClients.get(req.params.clientId);
+      if (existing === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+      if (changes.webhookSecret !== undefined && changes.webhookSecret !== null) {
+        const url = changes.webhookUrl === undefined ? existing.webhookUrl : changes.webhookUrl;
+        if (url === null) throw invalidArgument("webhook.secret needs a webhook.url");
+      }
+      const updated = await scimClients.update(req.params.clientId, changes);
+      if (updated === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+      return json(updated);
+    },
+  );
 
   /**
    * A new generated secret, shown once; with `grace_period` the replaced secret keeps working until it ends (so the
    * IdP can be updated without an outage), without one it stops at once. The colon is escaped for Fastify's router.
    */
-  scope.post<{ Params: { clientId: string } }>("/scimClients/:clientId([^:/]+)::rotateSecret", async (req) => {
-    const body = req.body === undefined || req.body === null ? {} : requireObject(req.body);
-    const grace =
-      body.grace_period === undefined || body.grace_period === null
-        ? 0
-        : parseDuration(body.grace_period, "grace_period", MAX_SECRET_GRACE_SECONDS);
-    const secret = randomToken(32);
-    const rotated = await scimClients.rotateSecret(req.params.clientId, secret, grace);
-    if (rotated === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
-    return json(rotated, { secret });
-  });
+  scope.post<ByClient & { Body: Static<typeof RotateSecretBody> | null }>(
+    "/scimClients/:clientId([^:/]+)::rotateSecret",
+    { schema: { ...one, body: RotateSecretBody } },
+    async (req) => {
+      const period = req.body?.grace_period;
+      const grace =
+        period === undefined || period === null ? 0 : parseDuration(period, "grace_period", MAX_SECRET_GRACE_SECONDS);
+      const secret = randomToken(32);
+      const rotated = await scimClients.rotateSecret(req.params.clientId, secret, grace);
+      if (rotated === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+      return json(rotated, { secret });
+    },
+  );
 
-  scope.delete<{ Params: { clientId: string } }>("/scimClients/:clientId", async (req) => {
-    if (!(await scimClients.delete(req.params.clientId))) {
-      throw notFound(`SCIM client ${req.params.clientId} does not exist`);
-    }
-    return {};
-  });
+  scope.delete<ByClient>(
+    "/scimClients/:clientId",
+    { schema: { tags, params: ClientParams, response: { 200: Empty, ...errors } } },
+    async (req) => {
+      if (!(await scimClients.delete(req.params.clientId))) {
+        throw notFound(`SCIM client ${req.params.clientId} does not exist`);
+      }
+      return {};
+    },
+  );
 }
 
-async function toChanges(
-  updates: ReturnType<typeof resolveUpdateMask>,
-  deps: ScimClientRouteDeps,
-): Promise<ScimClientChanges> {
+/** The masked fields as changes; their types are the schema's, an empty value (`""`, null, `{}`) is undefined. */
+async function toChanges(updates: readonly FieldUpdate[], deps: ScimClientRouteDeps): Promise<ScimClientChanges> {
   const changes: ScimClientChanges = {};
-  const str = (v: unknown, field: string): string => {
-    if (v === undefined) return "";
-    if (typeof v !== "string") throw invalidArgument(`${field} must be a string`);
-    return v;
-  };
   for (const { path, value } of updates) {
+    const text = (value as string | undefined) ?? "";
     switch (path) {
       case "name":
-        changes.name = str(value, path);
+      case "tenant":
+      case "product":
+        changes[path] = text;
         break;
       case "secret":
         if (value === undefined) throw invalidArgument("secret cannot be cleared; give a new one");
-        changes.secret = validateSharedSecret(str(value, path));
+        changes.secret = validateSharedSecret(text);
         break;
       case "auto_link":
-      case "log_webhook_events": {
-        if (value !== undefined && typeof value !== "boolean") throw invalidArgument(`${path} must be a boolean`);
-        const flag = value === true;
-        if (path === "auto_link") changes.autoLink = flag;
-        else changes.logWebhookEvents = flag;
+        changes.autoLink = value === true;
         break;
-      }
+      case "log_webhook_events":
+        changes.logWebhookEvents = value === true;
+        break;
       case "mapping":
-        changes.mapping = value === undefined ? null : str(value, path);
+        changes.mapping = value === undefined ? null : text;
         if (changes.mapping !== null) await deps.validateMapping(changes.mapping);
         break;
       case "request_log":
-        changes.requestLog = parseRequestLogMode(value) ?? "errors";
-        break;
-      case "tenant":
-        changes.tenant = str(value, path);
-        break;
-      case "product":
-        changes.product = str(value, path);
+        changes.requestLog = (value as Patch["request_log"]) ?? "errors";
         break;
       case "webhook.url":
-        changes.webhookUrl = value === undefined ? null : validateHttpUrl(str(value, path), path);
+        changes.webhookUrl = value === undefined ? null : validateHttpUrl(text, path);
         if (changes.webhookUrl === null) changes.webhookSecret = null;
         break;
       case "webhook.secret":
-        changes.webhookSecret = value === undefined || value === "" ? null : validateWebhookSecret(str(value, path));
+        changes.webhookSecret = value === undefined ? null : validateWebhookSecret(text);
         break;
       case "extensions":
         changes.extensions = extensionsOf(value);
         break;
       case "unknown_extensions":
-        changes.unknownExtensions = unknownExtensionsOf(value);
+        changes.unknownExtensions = unknownExtensionsOf(value as Patch["unknown_extensions"]);
         break;
       case "webhook.retry":
-        changes.webhookRetry = parseRetry(value, path);
+        changes.webhookRetry = retryOf(value as WebhookRetry | undefined);
         break;
       case "webhook": {
         // AIP-161: naming the sub-object replaces it whole; an omitted secret is cleared.
-        const webhook = parseWebhook(value === undefined ? undefined : requireObject(value, path));
+        const webhook = parseWebhook(value as Patch["webhook"]);
         changes.webhookUrl = webhook?.url ?? null;
         changes.webhookSecret = webhook?.secret ?? null;
-        changes.webhookRetry = parseRetry(isObject(value) ? value.retry : undefined, "webhook.retry");
+        changes.webhookRetry = retryOf((value as Patch["webhook"])?.retry);
         break;
       }
     }
   }
   return changes;
-}
-
-function extensionsOf(value: unknown): ExtensionDeclaration[] {
-  try {
-    return parseExtensions(value);
-  } catch (e) {
-    if (e instanceof ExtensionDeclarationError) throw invalidArgument(e.message);
-    throw e;
-  }
-}
-
-/** docs/scim-extensions.md: "reject" (the default) answers 400 to an undeclared schema URN; "store" keeps it. */
-function unknownExtensionsOf(value: unknown): UnknownExtensions {
-  if (value === undefined || value === null || value === "reject") return "reject";
-  if (value === "store") return "store";
-  throw invalidArgument('unknown_extensions must be "reject" or "store"');
-}
-
-function parseWebhook(webhook: JsonObject | undefined): { url: string; secret: string | null } | null {
-  if (webhook === undefined) return null;
-  const url = optionalString(webhook, "url", 2048);
-  const given = optionalString(webhook, "secret", 1024);
-  const secret = given === undefined || given === "" ? null : validateWebhookSecret(given);
-  if (url === undefined || url === "") {
-    if (secret !== null) throw invalidArgument("webhook.secret needs a webhook.url");
-    return null;
-  }
-  return { url: validateHttpUrl(url, "webhook.url"), secret };
-}
-
-function validateWebhookSecret(secret: string): string {
-  if (secret.length < MIN_WEBHOOK_SECRET_LENGTH) {
-    throw invalidArgument(`webhook.secret must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`);
-  }
-  return secret;
-}
-
-const REQUEST_LOG_MODES: readonly RequestLogMode[] = ["errors", "all", "off"];
-
-/** Absent: the default (`errors`); anything but the three modes is refused. */
-function parseRequestLogMode(value: unknown): RequestLogMode | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string" && (REQUEST_LOG_MODES as readonly string[]).includes(value)) {
-    return value as RequestLogMode;
-  }
-  throw invalidArgument(`request_log must be one of ${REQUEST_LOG_MODES.join(", ")}`);
-}
-
-/** `webhook.retry`: "none" (the default: a failed delivery is not retried) or "backoff". */
-function parseRetry(value: unknown, path: string): WebhookRetry {
-  if (value === undefined || value === null) return "none";
-  if (typeof value !== "string" || !(WEBHOOK_RETRY_MODES as readonly string[]).includes(value)) {
-    throw invalidArgument(`${path} must be "none" or "backoff"`);
-  }
-  return value as WebhookRetry;
-}
-
-/** Spec 5.2: configured without a Bearer prefix, since clients add one themselves. */
-function validateSharedSecret(secret: string): string {
-  if (secret.trim() !== secret || secret === "")
-    throw invalidArgument("secret must be non-empty without surrounding whitespace");
-  if (/^bearer\s/i.test(secret)) throw invalidArgument("secret must be configured without a Bearer prefix");
-  return secret;
-}
-
-export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObject = {}): JsonObject {
-  return {
-    client_id: c.clientId,
-    organization_id: c.organizationId,
-    name: c.name,
-    scim_base_url: `${publicUrl}/scim/${encodeURIComponent(c.clientId)}/v2`,
-    auto_link: c.autoLink,
-    mapping: c.mapping,
-    tenant: c.tenant,
-    product: c.product,
-    webhook:
-      c.webhookUrl === null
-        ? null
-        : { url: c.webhookUrl, secret_set: c.webhookSecretSealed !== null, retry: c.webhookRetry },
-    log_webhook_events: c.logWebhookEvents,
-    secret_rotate_time: c.secretRotateTime?.toISOString() ?? null,
-    previous_secret_expire_time: c.previousSecretExpireTime?.toISOString() ?? null,
-    previous_secret_last_used_time: c.previousSecretLastUsedTime?.toISOString() ?? null,
-    request_log: c.requestLog,
-    extensions: c.extensions as unknown as JsonObject[],
-    unknown_extensions: c.unknownExtensions,
-    create_time: c.createTime.toISOString(),
-    update_time: c.updateTime.toISOString(),
-    ...extra,
-  };
 }

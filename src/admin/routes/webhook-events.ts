@@ -1,3 +1,4 @@
+import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { DIRECTORY_EVENT_KINDS } from "../../directory/events.js";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
@@ -8,8 +9,17 @@ import type { AttemptRecord, EventLog } from "../../webhooks/event-log.js";
 import { requeueFailed } from "../../webhooks/bulk-resend.js";
 import type { WebhookResender } from "../../webhooks/resend.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
-import { first, pageOf, parsePageRequest } from "../paging.js";
-import { type JsonObject, optionalString, requireObject } from "../validate.js";
+import type { JsonObject } from "../json.js";
+import { pageOf, parsePageRequest } from "../paging.js";
+import { errors, Page } from "../schemas/kit.js";
+import {
+  BulkResendBody,
+  ClientParams,
+  EventParams,
+  QueuedJson,
+  WebhookEventJson,
+  WebhookEventsQuery,
+} from "../schemas/scim-clients.js";
 
 const EVENT_KINDS: readonly string[] = DIRECTORY_EVENT_KINDS;
 
@@ -23,7 +33,9 @@ export interface WebhookEventRouteDeps {
   readonly wake: () => void;
 }
 
-/** The webhook event log of a SCIM client (DESIGN.md admin surface; issue 6 point 5). */
+const tags = ["Webhook events"];
+
+/** The webhook event log of a SCIM client. */
 export function registerWebhookEventRoutes(scope: FastifyInstance, deps: WebhookEventRouteDeps): void {
   const clientOr404 = async (clientId: string) => {
     const client = await deps.scimClients.get(clientId);
@@ -33,14 +45,21 @@ export function registerWebhookEventRoutes(scope: FastifyInstance, deps: Webhook
   registerBulkResend(scope, deps, clientOr404);
 
   /** Newest first; `event=<kind>` and `success=true|false` filter; `page_size`/`page_token` page. */
-  scope.get<{ Params: { clientId: string } }>("/scimClients/:clientId/webhookEvents", async (req) => {
-    const query = req.query as Record<string, unknown>;
+  const list = {
+    tags,
+    params: ClientParams,
+    querystring: WebhookEventsQuery,
+    response: { 200: Page("webhook_events", WebhookEventJson), ...errors },
+  };
+  type List = { Params: Static<typeof ClientParams>; Querystring: Static<typeof WebhookEventsQuery> };
+  scope.get<List>("/scimClients/:clientId/webhookEvents", { schema: list }, async (req) => {
+    const query = req.query;
     const page = parsePageRequest(query);
-    const event = first(query.event);
+    const event = query.event;
     if (event !== undefined && event !== "" && !EVENT_KINDS.includes(event)) {
       throw invalidArgument(`event must be one of ${EVENT_KINDS.join(", ")}`);
     }
-    const success = first(query.success);
+    const success = query.success;
     if (success !== undefined && success !== "" && success !== "true" && success !== "false") {
       throw invalidArgument("success must be true or false");
     }
@@ -60,8 +79,9 @@ export function registerWebhookEventRoutes(scope: FastifyInstance, deps: Webhook
    * A new attempt of a logged event, signed anew; answers the attempt (200 even when the delivery failed).
    * find-my-way reads `:eventId::resend` as one parameter name; a regex ends the parameter, `::` is a literal colon.
    */
-  scope.post<{ Params: { clientId: string; eventId: string } }>(
+  scope.post<{ Params: Static<typeof EventParams> }>(
     "/scimClients/:clientId/webhookEvents/:eventId(^[0-9A-Za-z_-]+)::resend",
+    { schema: { tags, params: EventParams, response: { 200: WebhookEventJson, ...errors } } },
     async (req) => {
       const client = await clientOr404(req.params.clientId);
       const eventId = req.params.eventId;
@@ -82,10 +102,10 @@ export function registerWebhookEventRoutes(scope: FastifyInstance, deps: Webhook
  */
 function registerBulkResend(scope: FastifyInstance, deps: WebhookEventRouteDeps, clientOr404: ClientOr404): void {
   // `::` is a literal colon for find-my-way.
-  scope.post<{ Params: { clientId: string } }>("/scimClients/:clientId/webhookEvents::resend", async (req) => {
-    const body = requireObject(req.body);
-    if (body.state !== "failed") throw invalidArgument('state must be "failed"');
-    const rawSince = optionalString(body, "since", 64);
+  const schema = { tags, params: ClientParams, body: BulkResendBody, response: { 200: QueuedJson, ...errors } };
+  type Resend = { Params: Static<typeof ClientParams>; Body: Static<typeof BulkResendBody> };
+  scope.post<Resend>("/scimClients/:clientId/webhookEvents::resend", { schema }, async (req) => {
+    const rawSince = req.body.since ?? undefined;
     const since = rawSince === undefined ? new Date(0) : new Date(rawSince);
     if (rawSince !== undefined && (!RFC3339.test(rawSince) || Number.isNaN(since.getTime()))) {
       throw invalidArgument("since must be an RFC 3339 time, e.g. 2026-01-01T00:00:00Z");

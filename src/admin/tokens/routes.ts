@@ -1,17 +1,23 @@
+import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { parseTime } from "../../apikeys/fields.js";
 import type { Clock } from "../../platform/clock.js";
 import { isUuid } from "../../platform/ids.js";
 import { invalidArgument, notFound } from "../errors.js";
 import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
-import { requireObject, requireString } from "../validate.js";
+import { parseTime } from "../routes/api-keys-fields.js";
+import { AdminTokenJson, CreateAdminTokenBody, IdParams, PageOnlyQuery } from "../schemas/directory.js";
+import { errors, Page } from "../schemas/kit.js";
 import type { AdminTokenService } from "./service.js";
-import { ADMIN_ROLES, type AdminRole, type AdminToken, tokenStateOf } from "./types.js";
+import { type AdminToken, tokenStateOf } from "./types.js";
 
 export interface AdminTokenRouteDeps {
   readonly tokens: AdminTokenService;
   readonly clock: Clock;
 }
+
+type ById = { Params: Static<typeof IdParams> };
+const tags = ["Admin tokens"];
+const one = { tags, params: IdParams, response: { 200: AdminTokenJson, ...errors } };
 
 /** Named admin tokens: create (the token is shown once), list, get, revoke (DELETE). */
 export function registerAdminTokenRoutes(scope: FastifyInstance, deps: AdminTokenRouteDeps): void {
@@ -22,37 +28,37 @@ export function registerAdminTokenRoutes(scope: FastifyInstance, deps: AdminToke
     return raw.toLowerCase();
   };
 
-  scope.post("/adminTokens", async (req, reply) => {
-    const body = requireObject(req.body);
-    const name = requireString(body, "name", 256);
-    const role = body.role;
-    if (typeof role !== "string" || !ADMIN_ROLES.includes(role as AdminRole)) {
-      throw invalidArgument(`role must be one of ${ADMIN_ROLES.join(", ")}`);
-    }
-    const expireTime = parseTime(body.expire_time, "expire_time");
-    if (expireTime !== null && expireTime.getTime() <= clock.now().getTime()) {
-      throw invalidArgument("expire_time must be in the future");
-    }
-    const created = await tokens.create(name, role as AdminRole, expireTime);
-    reply.code(201);
-    return { ...json(created.token), token: created.secret };
-  });
+  scope.post<{ Body: Static<typeof CreateAdminTokenBody> }>(
+    "/adminTokens",
+    { schema: { tags, body: CreateAdminTokenBody, response: { 201: AdminTokenJson, ...errors } } },
+    async (req, reply) => {
+      const { name, role } = req.body;
+      const expireTime = parseTime(req.body.expire_time, "expire_time");
+      if (expireTime !== null && expireTime.getTime() <= clock.now().getTime()) {
+        throw invalidArgument("expire_time must be in the future");
+      }
+      const created = await tokens.create(name, role, expireTime);
+      reply.code(201);
+      return { ...json(created.token), token: created.secret };
+    },
+  );
 
-  scope.get("/adminTokens", async (req) => {
-    const page = parsePageRequest(req.query as Record<string, unknown>);
+  const list = { tags, querystring: PageOnlyQuery, response: { 200: Page("admin_tokens", AdminTokenJson), ...errors } };
+  scope.get<{ Querystring: Static<typeof PageOnlyQuery> }>("/adminTokens", { schema: list }, async (req) => {
+    const page = parsePageRequest(req.query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
     const rows = await tokens.list(after, page.pageSize + 1);
     const { items, next_page_token } = pageOf(rows, page.pageSize, (t) => t.id);
     return { admin_tokens: items.map(json), next_page_token };
   });
 
-  scope.get<{ Params: { id: string } }>("/adminTokens/:id", async (req) => {
+  scope.get<ById>("/adminTokens/:id", { schema: one }, async (req) => {
     const token = await tokens.get(idOf(req.params.id));
     if (token === undefined) throw notFound(`admin token ${req.params.id} does not exist`);
     return json(token);
   });
 
-  scope.delete<{ Params: { id: string } }>("/adminTokens/:id", async (req) => {
+  scope.delete<ById>("/adminTokens/:id", { schema: one }, async (req) => {
     const token = await tokens.revoke(idOf(req.params.id));
     if (token === undefined) throw notFound(`admin token ${req.params.id} does not exist`);
     return json(token);

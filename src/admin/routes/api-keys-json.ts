@@ -1,8 +1,8 @@
-import type { JsonObject } from "../admin/validate.js";
-import { formatDuration } from "./fields.js";
-import { ACTOR_INACTIVE, type ApiKey, stateOf } from "./model.js";
-import type { RateLimitStatus } from "./rate-limit.js";
-import type { ImportOutcome, VerifyResult, WithSecret } from "./service.js";
+import type { JsonObject } from "../json.js";
+import { formatDuration } from "./api-keys-fields.js";
+import { ACTOR_INACTIVE, type ApiKey, stateOf } from "../../apikeys/model.js";
+import type { RateLimitStatus } from "../../apikeys/rate-limit.js";
+import type { ImportOutcome, VerifyResult, WithSecret } from "../../apikeys/service.js";
 
 /** snake_case JSON of a key; never a secret or raw key (only the one-time `secret` of withSecretJson). */
 export function apiKeyJson(key: ApiKey, now: Date): JsonObject {

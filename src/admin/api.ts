@@ -1,0 +1,123 @@
+import swagger from "@fastify/swagger";
+import type { FastifyInstance } from "fastify";
+import type { ApiKeyService } from "../apikeys/service.js";
+import type { GroupService } from "../directory/groups/service.js";
+import type { IdentityService } from "../directory/identities/service.js";
+import type { DataMapper } from "../directory/mapping/mapper.js";
+import type { OrganizationService } from "../directory/organizations/service.js";
+import type { ScimClientService } from "../directory/scim-clients/service.js";
+import { installAdminObservability, type Observability, registerObservabilityRoutes } from "../observability/index.js";
+import type { Clock } from "../platform/clock.js";
+import type { Logger } from "../platform/logger.js";
+import type { Webhooks } from "../webhooks/index.js";
+import { ADMIN_PREFIX, installAdminPlumbing } from "./plugin.js";
+import { registerApiKeyRoutes } from "./routes/api-keys.js";
+import { type DirectoryRouteDeps, registerDirectoryRoutes } from "./routes/directory.js";
+import { registerEventRoutes } from "./routes/events.js";
+import { registerIdentityRoutes } from "./routes/identities.js";
+import { registerOrganizationRoutes } from "./routes/organizations.js";
+import { registerScimClientRoutes } from "./routes/scim-clients.js";
+import { registerTestMappingRoute } from "./routes/test-mapping.js";
+import { registerWebhookEventRoutes } from "./routes/webhook-events.js";
+import { registerWebhookSecretRoute } from "./routes/webhook-secret.js";
+import { ErrorBody } from "./schemas/kit.js";
+import { registerAdminTokenRoutes } from "./tokens/routes.js";
+import type { AdminTokenService } from "./tokens/service.js";
+import { adminValidatorCompiler } from "./validation.js";
+
+export interface AdminApiDeps {
+  /** The database the directory browser counts members in and bulk resend writes the outbox with. */
+  readonly db: DirectoryRouteDeps["db"];
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Salted hash of the bootstrap admin token. */
+  readonly adminTokenHash: string;
+  readonly publicUrl: () => string;
+  readonly adminTokens: AdminTokenService;
+  readonly organizations: OrganizationService;
+  readonly scimClients: ScimClientService;
+  readonly apiKeys: ApiKeyService;
+  readonly identities: IdentityService;
+  readonly groups: GroupService;
+  readonly mapper: DataMapper;
+  /** Validates a data mapping (expression or URL) before it is stored; throws INVALID_ARGUMENT. */
+  readonly validateMapping: (mapping: string) => Promise<void>;
+  readonly webhooks: Webhooks;
+  readonly observability: Observability;
+}
+
+/**
+ * The admin API under /v2alpha1/admin: its plumbing (admin token, viewer role, error body, input limits), request
+ * bodies validated by their schemas, every admin route, and the OpenAPI document generated from the same schemas.
+ */
+export async function registerAdminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void> {
+  await app.register(async (scope) => adminScope(scope, deps), { prefix: ADMIN_PREFIX });
+}
+
+/** A body schema marked `x-optional-body` (rotations) makes the request body optional in the document too. */
+function optionalBodies<T extends { paths?: object }>(document: T): T {
+  for (const operations of Object.values(document.paths ?? {}) as Record<string, OperationObject>[]) {
+    for (const operation of Object.values(operations)) {
+      const body = operation.requestBody;
+      const schema = body?.content?.["application/json"]?.schema;
+      if (body !== undefined && schema?.["x-optional-body"] === true) body.required = false;
+    }
+  }
+  return document;
+}
+
+type OperationObject = {
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: Record<string, unknown> }> };
+};
+
+async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<void> {
+  const { observability, scimClients, webhooks } = deps;
+  installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, deps.adminTokens);
+  installAdminObservability(scope, { ...observability, logger: deps.logger, clock: deps.clock });
+  scope.setValidatorCompiler(adminValidatorCompiler);
+  // Bodies go out as the handlers build them: the response schemas document them and drop nothing.
+  scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  scope.addSchema(ErrorBody);
+  await scope.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Roster admin API", version: "v2alpha1" },
+      components: { securitySchemes: { adminToken: { type: "http", scheme: "bearer" } } },
+      security: [{ adminToken: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (document) =>
+      "openapiObject" in document ? optionalBodies(document.openapiObject) : document.swaggerObject,
+  });
+  scope.get("/openapi.json", { schema: { tags: ["OpenAPI"] } }, async () => scope.swagger());
+
+  registerAdminTokenRoutes(scope, { tokens: deps.adminTokens, clock: deps.clock });
+  registerOrganizationRoutes(scope, deps.organizations, (orgId) => scimClients.cached.forgetOrganization(orgId));
+  registerScimClientRoutes(scope, {
+    scimClients,
+    publicUrl: deps.publicUrl,
+    validateMapping: deps.validateMapping,
+    health: observability.health,
+  });
+  registerApiKeyRoutes(scope, {
+    apiKeys: deps.apiKeys,
+    clock: deps.clock,
+    onRateLimited: () => observability.metrics.apiKeyRateLimited(),
+  });
+  registerIdentityRoutes(scope, deps.identities);
+  registerDirectoryRoutes(scope, { db: deps.db, identities: deps.identities, groups: deps.groups });
+  registerTestMappingRoute(scope, { scimClients, mapper: deps.mapper, validateMapping: deps.validateMapping });
+  registerWebhookEventRoutes(scope, {
+    scimClients,
+    ...webhooks,
+    db: deps.db,
+    clock: deps.clock,
+    wake: () => webhooks.dispatcher.wake(),
+  });
+  registerEventRoutes(scope, { feed: webhooks.feed, organizations: deps.organizations });
+  registerWebhookSecretRoute(scope, scimClients);
+  registerObservabilityRoutes(scope, {
+    ...observability,
+    clientExists: async (clientId) => (await scimClients.get(clientId)) !== undefined,
+  });
+}
