@@ -15,6 +15,7 @@ import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { registerWebhookEventRoutes } from "./admin/routes/webhook-events.js";
 import { registerWebhookSecretRoute } from "./admin/routes/webhook-secret.js";
+import { registerWebhookTestEventRoute } from "./admin/routes/webhook-test-event.js";
 import type { EventSink } from "./directory/events.js";
 import { MappingEvaluator } from "./directory/mapping/evaluator.js";
 import { type MappingSourcePolicy, NO_MAPPING_SOURCES } from "./directory/mapping/policy.js";
@@ -146,6 +147,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
       registerEventRoutes(scope, { feed: webhooks.feed, organizations });
       registerWebhookSecretRoute(scope, scimClients);
+      registerWebhookTestEventRoute(scope, {
+        scimClients,
+        db: deps.db,
+        clock: deps.clock,
+        wake: () => webhooks.dispatcher.wake(),
+      });
       registerObservabilityRoutes(scope, {
         ...observability,
         clientExists: async (clientId) => (await scimClients.get(clientId)) !== undefined,

@@ -232,6 +232,11 @@ export interface WebhookEventsTable {
   /** Where the event stood after this attempt: delivered, retrying, failed (null: logged before retries existed). */
   state: string | null;
   next_attempt_time: Timestamp | null;
+  /** The headers sent (names lower-case); null when nothing was sent or before 0015. */
+  request_headers: ColumnType<Record<string, string> | null, string | null, string | null>;
+  /** The receiver's answer, cut at 4 KiB; null when none was read. */
+  response_body: string | null;
+  response_body_truncated: boolean | null;
 }
 
 /** Users and groups per organization, kept by triggers (0007-list-reads); a total is the sum of the shards. */

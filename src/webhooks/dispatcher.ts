@@ -4,7 +4,7 @@ import type { Clock } from "../platform/clock.js";
 import { attemptId } from "./attempt-id.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
-import type { AttemptRecord, EventLog } from "./event-log.js";
+import { type AttemptRecord, type EventLog, exchangeOf } from "./event-log.js";
 import { sql } from "kysely";
 import {
   type ClaimedEvent,
@@ -394,6 +394,7 @@ export class WebhookDispatcher {
           attempt: event.attempt,
           state: result.success ? "delivered" : retryAt === undefined ? "failed" : "retrying",
           next_attempt_time: retryAt ?? null,
+          ...exchangeOf(result),
         }
       : null;
     return { event, attempt, retryAt };

@@ -1,6 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../storage/database.js";
 import type { WebhookEventsTable } from "../storage/schema.js";
+import type { DeliveryResult } from "./sender.js";
 
 /** One delivery attempt as stored in the event log. */
 export interface AttemptRecord {
@@ -22,6 +23,22 @@ export interface AttemptRecord {
   readonly state: DeliveryState;
   /** When the next attempt is due (state retrying). */
   readonly next_attempt_time: Date | null;
+  /** The headers sent (signatures, never the secret); null when nothing was sent. */
+  readonly request_headers: Readonly<Record<string, string>> | null;
+  /** The receiver's answer, its first 4 KiB (response-body.ts); null when none was read. */
+  readonly response_body: string | null;
+  readonly response_body_truncated: boolean | null;
+}
+
+/** The exchange columns of an attempt from a sender's result (absent parts are null). */
+export function exchangeOf(
+  result: DeliveryResult,
+): Pick<AttemptRecord, "request_headers" | "response_body" | "response_body_truncated"> {
+  return {
+    request_headers: result.requestHeaders ?? null,
+    response_body: result.responseBody ?? null,
+    response_body_truncated: result.responseBodyTruncated ?? null,
+  };
 }
 
 export type DeliveryState = "delivered" | "retrying" | "failed";
@@ -47,7 +64,11 @@ export class EventLog {
   }
 
   async insert(attempt: AttemptRecord): Promise<void> {
-    await this.#db.insertInto("webhook_events").values(attempt).execute();
+    const headers = attempt.request_headers;
+    await this.#db
+      .insertInto("webhook_events")
+      .values({ ...attempt, request_headers: headers === null ? null : JSON.stringify(headers) })
+      .execute();
   }
 
   /** Newest first; served by the (client_id[, event | success], attempted_at desc, id desc) indexes. */

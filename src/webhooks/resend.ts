@@ -1,7 +1,7 @@
 import type { ScimClient } from "../directory/scim-clients/service.js";
 import type { Clock } from "../platform/clock.js";
 import { attemptId } from "./attempt-id.js";
-import type { AttemptRecord, EventLog } from "./event-log.js";
+import { type AttemptRecord, type EventLog, exchangeOf } from "./event-log.js";
 import type { WebhookSender } from "./sender.js";
 
 export type ResendResult =
@@ -53,6 +53,7 @@ export class WebhookResender {
       attempt: logged.attempt + 1,
       state: result.success ? "delivered" : "failed",
       next_attempt_time: null,
+      ...exchangeOf(result),
     };
     // Every attempt is kept while logging is on; with it off the result is only returned.
     if (client.logWebhookEvents) await this.#log.insert(attempt);

@@ -9,6 +9,7 @@ import * as observability from "./0011-observability.js";
 import * as scimExtensions from "./0010-scim-extensions.js";
 import * as webhookCrashSafety from "./0008-webhook-crash-safety.js";
 import * as directoryEvents from "./0012-directory-events.js";
+import * as webhookExchange from "./0015-webhook-exchange.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0010-scim-extensions": scimExtensions,
   "0008-webhook-crash-safety": webhookCrashSafety,
   "0012-directory-events": directoryEvents,
+  "0015-webhook-exchange": webhookExchange,
 };
