@@ -42,6 +42,7 @@ import { CursorCodec } from "./scim/query/cursor.js";
 import { MAX_BODY_BYTES } from "./scim/limits.js";
 import { type Db, pendingMigrations } from "./storage/database.js";
 import { createWebhooks, type Webhooks } from "./webhooks/index.js";
+import { queueTestEvent } from "./webhooks/test-event-repo.js";
 
 export interface AppDeps {
   readonly db: Db;
@@ -149,8 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerWebhookSecretRoute(scope, scimClients);
       registerWebhookTestEventRoute(scope, {
         scimClients,
-        db: deps.db,
-        clock: deps.clock,
+        queue: (client) => queueTestEvent(deps.db, client, deps.clock.now()),
         wake: () => webhooks.dispatcher.wake(),
       });
       registerObservabilityRoutes(scope, {

@@ -232,9 +232,8 @@ export interface WebhookEventsTable {
   /** Where the event stood after this attempt: delivered, retrying, failed (null: logged before retries existed). */
   state: string | null;
   next_attempt_time: Timestamp | null;
-  /** The headers sent (names lower-case); null when nothing was sent or before 0015. */
+  /** The headers sent and the answer's first 4 KiB (0015); null when nothing was sent or read. */
   request_headers: ColumnType<Record<string, string> | null, string | null, string | null>;
-  /** The receiver's answer, cut at 4 KiB; null when none was read. */
   response_body: string | null;
   response_body_truncated: boolean | null;
 }

@@ -4,7 +4,7 @@ import type { Clock } from "../platform/clock.js";
 import { attemptId } from "./attempt-id.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
-import { type AttemptRecord, type EventLog, exchangeOf } from "./event-log.js";
+import { type AttemptRecord, type EventLog, outcomeOf } from "./event-log.js";
 import { sql } from "kysely";
 import {
   type ClaimedEvent,
@@ -385,16 +385,12 @@ export class WebhookDispatcher {
           organization_id: event.organizationId,
           event: event.event,
           payload: event.body,
-          status_code: result.statusCode,
-          error: result.error,
-          duration_ms: result.durationMs,
-          success: result.success,
+          ...outcomeOf(result),
           resend: false,
           attempted_at: attemptedAt,
           attempt: event.attempt,
           state: result.success ? "delivered" : retryAt === undefined ? "failed" : "retrying",
           next_attempt_time: retryAt ?? null,
-          ...exchangeOf(result),
         }
       : null;
     return { event, attempt, retryAt };

@@ -30,16 +30,27 @@ export interface AttemptRecord {
   readonly response_body_truncated: boolean | null;
 }
 
-/** The exchange columns of an attempt from a sender's result (absent parts are null). */
-export function exchangeOf(
-  result: DeliveryResult,
-): Pick<AttemptRecord, "request_headers" | "response_body" | "response_body_truncated"> {
+type Outcome = "status_code" | "error" | "duration_ms" | "success" | ExchangeColumn;
+type ExchangeColumn = "request_headers" | "response_body" | "response_body_truncated";
+
+/** The outcome columns of an attempt from a sender's result (absent parts of the exchange are null). */
+export function outcomeOf(result: DeliveryResult): Pick<AttemptRecord, Outcome> {
   return {
+    status_code: result.statusCode,
+    error: result.error,
+    duration_ms: result.durationMs,
+    success: result.success,
     request_headers: result.requestHeaders ?? null,
     response_body: result.responseBody ?? null,
     response_body_truncated: result.responseBodyTruncated ?? null,
   };
 }
+
+/** Every column of an attempt, in one list for the statements that copy AttemptRecords in bulk. */
+export const ATTEMPT_COLUMNS = sql.raw(
+  "id, event_id, client_id, organization_id, event, payload, status_code, error, duration_ms, success, resend, " +
+    "attempted_at, attempt, state, next_attempt_time, request_headers, response_body, response_body_truncated",
+);
 
 export type DeliveryState = "delivered" | "retrying" | "failed";
 

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import { type Db, PREPARED } from "../storage/database.js";
-import type { AttemptRecord } from "./event-log.js";
+import { ATTEMPT_COLUMNS, type AttemptRecord } from "./event-log.js";
 
 /** A claimed outbox row with the client's delivery settings as they are now. */
 export interface ClaimedEvent {
@@ -301,13 +301,8 @@ export async function recordAndStart(
         ${retried.map((d) => (d.retryAt ?? new Date(0)).toISOString())}::timestamptz[]) as r(seq, token, at)
       where w.seq = r.seq and w.claim_token = r.token
     ), logged as (
-      insert into webhook_events (id, event_id, client_id, organization_id, event, payload, status_code, error,
-        duration_ms, success, resend, attempted_at, attempt, state, next_attempt_time, request_headers,
-        response_body, response_body_truncated)
-      select a.id, a.event_id, a.client_id, a.organization_id, a.event, a.payload, a.status_code, a.error,
-        a.duration_ms, a.success, a.resend, a.attempted_at, a.attempt, a.state, a.next_attempt_time,
-        a.request_headers, a.response_body, a.response_body_truncated
-      from json_populate_recordset(null::webhook_events, ${JSON.stringify(attempts)}::json) a
+      insert into webhook_events (${ATTEMPT_COLUMNS})
+      select ${ATTEMPT_COLUMNS} from json_populate_recordset(null::webhook_events, ${JSON.stringify(attempts)}::json) a
     )
     update webhook_outbox set attempts = attempts + 1, attempt_started_at = ${now}::timestamptz
     where (seq, claim_token) in (select * from unnest(${start.map((e) => e.seq)}::bigint[],

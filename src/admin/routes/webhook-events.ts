@@ -7,12 +7,12 @@ import type { Db } from "../../storage/database.js";
 import type { AttemptRecord, EventLog } from "../../webhooks/event-log.js";
 import { requeueFailed } from "../../webhooks/bulk-resend.js";
 import type { WebhookResender } from "../../webhooks/resend.js";
-import { TEST_EVENT } from "../../webhooks/test-event.js";
+import { TEST_EVENT } from "../../webhooks/test-event-repo.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
 import { first, pageOf, parsePageRequest } from "../paging.js";
 import { type JsonObject, optionalString, requireObject } from "../validate.js";
 
-/** The filter's kinds: directory events and the test event (test-event.ts). */
+/** The filter's kinds: directory events and the test event (test-event-repo.ts). */
 const EVENT_KINDS: readonly string[] = [...DIRECTORY_EVENT_KINDS, TEST_EVENT];
 
 export interface WebhookEventRouteDeps {

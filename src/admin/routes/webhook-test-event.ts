@@ -1,14 +1,12 @@
 import type { FastifyInstance } from "fastify";
-import type { ScimClientService } from "../../directory/scim-clients/service.js";
-import type { Clock } from "../../platform/clock.js";
-import type { Db } from "../../storage/database.js";
-import { queueTestEvent, TEST_EVENT } from "../../webhooks/test-event.js";
+import type { ScimClient, ScimClientService } from "../../directory/scim-clients/service.js";
+import { TEST_EVENT } from "../../webhooks/test-event-repo.js";
 import { AdminError, notFound } from "../errors.js";
 
 export interface WebhookTestEventRouteDeps {
   readonly scimClients: ScimClientService;
-  readonly db: Db;
-  readonly clock: Clock;
+  /** Queues the client's test event in the outbox (test-event-repo.ts); returns its id. */
+  readonly queue: (client: ScimClient) => Promise<string>;
   /** Wakes the local dispatcher: the event goes out at once, not at the next poll. */
   readonly wake: () => void;
 }
@@ -30,7 +28,7 @@ export function registerWebhookTestEventRoute(scope: FastifyInstance, deps: Webh
       if (client.webhookSecretSealed === null) {
         throw new AdminError("FAILED_PRECONDITION", "the SCIM client has no webhook secret configured");
       }
-      const eventId = await queueTestEvent(deps.db, client, deps.clock.now());
+      const eventId = await deps.queue(client);
       deps.wake();
       return reply.code(202).send({ event_id: eventId, event: TEST_EVENT });
     },
