@@ -14,6 +14,8 @@ let w: WebhookTestApp;
 let receiver: WebhookReceiver;
 let verbose: Server;
 let verboseUrl: string;
+let trickle: Server;
+let trickleUrl: string;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -24,6 +26,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => verbose.listen(0, "127.0.0.1", resolve));
   verboseUrl = `http://127.0.0.1:${(verbose.address() as AddressInfo).port}/hook`;
+  // A receiver that answers its headers at once, then a byte and nothing more: the body never ends.
+  trickle = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("x");
+    });
+  });
+  await new Promise<void>((resolve) => trickle.listen(0, "127.0.0.1", resolve));
+  trickleUrl = `http://127.0.0.1:${(trickle.address() as AddressInfo).port}/hook`;
   // A long poll interval: only the route's wake-up can make the running dispatcher deliver promptly.
   w = await createWebhookTestApp({ webhooks: { pollIntervalMs: 600_000 } });
 });
@@ -33,6 +45,8 @@ afterAll(async () => {
   await w.database.close();
   await receiver.close();
   await new Promise((resolve) => verbose.close(resolve));
+  trickle.closeAllConnections();
+  await new Promise((resolve) => trickle.close(resolve));
 });
 beforeEach(() => receiver.reset());
 
@@ -111,6 +125,16 @@ describe("POST /scimClients/{id}:sendTestEvent", () => {
     expect(Buffer.byteLength(kept)).toBe(4096);
     expect(kept).toBe("é".repeat(2048));
     expect(kept).not.toContain("END-OF-ANSWER");
+  });
+
+  it("does not wait past the delivery timeout for an answer whose body never ends", async () => {
+    const c = await seedClient(w.t, { webhook: { url: trickleUrl, secret: SECRET }, log_webhook_events: true });
+    expect((await sendTestEvent(c.clientId)).statusCode).toBe(202);
+    await w.webhooks.dispatcher.drain();
+    const [entry] = await logged(c);
+    // The test dispatcher's timeout is 2 000 ms (helpers/webhooks.ts).
+    expect(entry).toMatchObject({ success: false, error: "timeout after 2000 ms", response_body: null });
+    expect(Number(entry?.duration_ms)).toBeLessThan(4000);
   });
 
   it("is retried per the connection's retry setting", async () => {
