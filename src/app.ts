@@ -33,6 +33,7 @@ import { CursorCodec } from "./scim/query/cursor.js";
 import { MAX_BODY_BYTES } from "./scim/limits.js";
 import { type Db, pendingMigrations } from "./storage/database.js";
 import { createWebhooks, type Webhooks } from "./webhooks/index.js";
+import { queueTestEvent } from "./webhooks/test-event-repo.js";
 
 export interface AppDeps {
   readonly db: Db;
@@ -122,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     validateMapping,
     webhooks,
     observability,
+    queueTestEvent: (client) => queueTestEvent(deps.db, client, deps.clock.now()),
   });
 
   await registerScim(app, {

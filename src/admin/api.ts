@@ -6,6 +6,7 @@ import type { IdentityService } from "../directory/identities/service.js";
 import type { DataMapper } from "../directory/mapping/mapper.js";
 import type { OrganizationService } from "../directory/organizations/service.js";
 import type { ScimClientService } from "../directory/scim-clients/service.js";
+import type { ScimClient } from "../directory/scim-clients/types.js";
 import { installAdminObservability, type Observability, registerObservabilityRoutes } from "../observability/index.js";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
@@ -20,6 +21,7 @@ import { registerScimClientRoutes } from "./routes/scim-clients.js";
 import { registerTestMappingRoute } from "./routes/test-mapping.js";
 import { registerWebhookEventRoutes } from "./routes/webhook-events.js";
 import { registerWebhookSecretRoute } from "./routes/webhook-secret.js";
+import { registerWebhookTestEventRoute } from "./routes/webhook-test-event.js";
 import { ErrorBody } from "./schemas/kit.js";
 import { registerAdminTokenRoutes } from "./tokens/routes.js";
 import type { AdminTokenService } from "./tokens/service.js";
@@ -44,6 +46,8 @@ export interface AdminApiDeps {
   readonly validateMapping: (mapping: string) => Promise<void>;
   readonly webhooks: Webhooks;
   readonly observability: Observability;
+  /** Queues a connection's `webhook.test` event in the outbox; returns its id. */
+  readonly queueTestEvent: (client: ScimClient) => Promise<string>;
 }
 
 /**
@@ -116,6 +120,11 @@ async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<v
   });
   registerEventRoutes(scope, { feed: webhooks.feed, organizations: deps.organizations });
   registerWebhookSecretRoute(scope, scimClients);
+  registerWebhookTestEventRoute(scope, {
+    scimClients,
+    queue: deps.queueTestEvent,
+    wake: () => webhooks.dispatcher.wake(),
+  });
   registerObservabilityRoutes(scope, {
     ...observability,
     clientExists: async (clientId) => (await scimClients.get(clientId)) !== undefined,

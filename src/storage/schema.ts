@@ -252,6 +252,10 @@ export interface WebhookEventsTable {
   /** Where the event stood after this attempt: delivered, retrying, failed (null: logged before retries existed). */
   state: string | null;
   next_attempt_time: Timestamp | null;
+  /** The headers sent and the answer's first 4 KiB (0015); null when nothing was sent or read. */
+  request_headers: ColumnType<Record<string, string> | null, string | null, string | null>;
+  response_body: string | null;
+  response_body_truncated: boolean | null;
 }
 
 /** Users and groups per organization, kept by triggers (0007-list-reads); a total is the sum of the shards. */

@@ -1,7 +1,7 @@
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import { attemptId } from "./attempt-id.js";
-import type { AttemptRecord } from "./event-log.js";
+import { type AttemptRecord, outcomeOf } from "./event-log.js";
 import type { ClaimedEvent } from "./outbox-claim.js";
 import type { Finished } from "./outbox-repo.js";
 import type { DeliveryResult, WebhookSender } from "./sender.js";
@@ -69,10 +69,7 @@ export class Deliverer {
           organization_id: event.organizationId,
           event: event.event,
           payload: event.body,
-          status_code: result.statusCode,
-          error: result.error,
-          duration_ms: result.durationMs,
-          success: result.success,
+          ...outcomeOf(result),
           resend: false,
           attempted_at: attemptedAt,
           attempt: event.attempt,

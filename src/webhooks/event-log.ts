@@ -1,6 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../storage/database.js";
 import type { WebhookEventsTable } from "../storage/schema.js";
+import type { DeliveryResult } from "./sender.js";
 
 /** One delivery attempt as stored in the event log. */
 export interface AttemptRecord {
@@ -22,7 +23,34 @@ export interface AttemptRecord {
   readonly state: DeliveryState;
   /** When the next attempt is due (state retrying). */
   readonly next_attempt_time: Date | null;
+  /** The headers sent (signatures, never the secret); null when nothing was sent. */
+  readonly request_headers: Readonly<Record<string, string>> | null;
+  /** The receiver's answer, its first 4 KiB (response-body.ts); null when none was read. */
+  readonly response_body: string | null;
+  readonly response_body_truncated: boolean | null;
 }
+
+type Outcome = "status_code" | "error" | "duration_ms" | "success" | ExchangeColumn;
+type ExchangeColumn = "request_headers" | "response_body" | "response_body_truncated";
+
+/** The outcome columns of an attempt from a sender's result (absent parts of the exchange are null). */
+export function outcomeOf(result: DeliveryResult): Pick<AttemptRecord, Outcome> {
+  return {
+    status_code: result.statusCode,
+    error: result.error,
+    duration_ms: result.durationMs,
+    success: result.success,
+    request_headers: result.requestHeaders ?? null,
+    response_body: result.responseBody ?? null,
+    response_body_truncated: result.responseBodyTruncated ?? null,
+  };
+}
+
+/** Every column of an attempt, in one list for the statements that copy AttemptRecords in bulk. */
+export const ATTEMPT_COLUMNS = sql.raw(
+  "id, event_id, client_id, organization_id, event, payload, status_code, error, duration_ms, success, resend, " +
+    "attempted_at, attempt, state, next_attempt_time, request_headers, response_body, response_body_truncated",
+);
 
 export type DeliveryState = "delivered" | "retrying" | "failed";
 
@@ -47,7 +75,11 @@ export class EventLog {
   }
 
   async insert(attempt: AttemptRecord): Promise<void> {
-    await this.#db.insertInto("webhook_events").values(attempt).execute();
+    const headers = attempt.request_headers;
+    await this.#db
+      .insertInto("webhook_events")
+      .values({ ...attempt, request_headers: headers === null ? null : JSON.stringify(headers) })
+      .execute();
   }
 
   /** Newest first; served by the (client_id[, event | success], attempted_at desc, id desc) indexes. */

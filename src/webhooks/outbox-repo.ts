@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../storage/database.js";
 import { preparedStatement } from "../storage/prepared.js";
-import type { AttemptRecord } from "./event-log.js";
+import { ATTEMPT_COLUMNS, type AttemptRecord } from "./event-log.js";
 import type { ClaimedEvent } from "./outbox-claim.js";
 
 const OUTBOX_RELEASE = preparedStatement("outbox_release");
@@ -80,11 +80,8 @@ export async function recordAndStart(
         ${retried.map((d) => (d.retryAt ?? new Date(0)).toISOString())}::timestamptz[]) as r(seq, token, at)
       where w.seq = r.seq and w.claim_token = r.token
     ), logged as (
-      insert into webhook_events (id, event_id, client_id, organization_id, event, payload, status_code, error,
-        duration_ms, success, resend, attempted_at, attempt, state, next_attempt_time)
-      select a.id, a.event_id, a.client_id, a.organization_id, a.event, a.payload, a.status_code, a.error,
-        a.duration_ms, a.success, a.resend, a.attempted_at, a.attempt, a.state, a.next_attempt_time
-      from json_populate_recordset(null::webhook_events, ${JSON.stringify(attempts)}::json) a
+      insert into webhook_events (${ATTEMPT_COLUMNS})
+      select ${ATTEMPT_COLUMNS} from json_populate_recordset(null::webhook_events, ${JSON.stringify(attempts)}::json) a
     )
     update webhook_outbox set attempts = attempts + 1, attempt_started_at = ${now}::timestamptz
     where (seq, claim_token) in (select * from unnest(${start.map((e) => e.seq)}::bigint[],

@@ -1,7 +1,7 @@
 import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Clock } from "../platform/clock.js";
 import { attemptId } from "./attempt-id.js";
-import type { AttemptRecord, EventLog } from "./event-log.js";
+import { type AttemptRecord, type EventLog, outcomeOf } from "./event-log.js";
 import type { WebhookSender } from "./sender.js";
 
 export type ResendResult =
@@ -44,10 +44,7 @@ export class WebhookResender {
       organization_id: client.organizationId,
       event: logged.event,
       payload: logged.payload,
-      status_code: result.statusCode,
-      error: result.error,
-      duration_ms: result.durationMs,
-      success: result.success,
+      ...outcomeOf(result),
       resend: true,
       attempted_at: attemptedAt,
       attempt: logged.attempt + 1,

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { Agent, request as undiciRequest } from "undici";
+import { readBounded } from "./response-body.js";
 import {
   SIGNATURE_HEADER,
   STANDARD_ID_HEADER,
@@ -29,6 +30,11 @@ export interface DeliveryResult {
   readonly statusCode: number | null;
   readonly error: string | null;
   readonly durationMs: number;
+  /** The headers sent, names lower-case (signatures, never the secret); absent when nothing was sent. */
+  readonly requestHeaders?: Readonly<Record<string, string>> | undefined;
+  /** The start of the receiver's answer (response-body.ts); absent when no answer was read. */
+  readonly responseBody?: string | undefined;
+  readonly responseBodyTruncated?: boolean | undefined;
 }
 
 /** Sends one signed webhook request and reports the outcome; never throws. */
@@ -82,33 +88,43 @@ export class HttpWebhookSender implements WebhookSender {
     const timestampSec = Math.floor(request.timestampMs / 1000);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new DOMException("timeout", "TimeoutError")), this.#timeoutMs);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(request.secret, request.timestampMs, body),
+      [STANDARD_ID_HEADER]: request.webhookId,
+      [STANDARD_TIMESTAMP_HEADER]: String(timestampSec),
+      [STANDARD_SIGNATURE_HEADER]: standardSignature(
+        standardWebhookKey(request.secret),
+        request.webhookId,
+        timestampSec,
+        body,
+      ),
+      "user-agent": USER_AGENT,
+    };
     try {
       const res = await undiciRequest(request.url, {
         method: "POST",
-        headers: {
-          "content-type": "application/json",
-          [SIGNATURE_HEADER]: signatureHeader(request.secret, request.timestampMs, body),
-          [STANDARD_ID_HEADER]: request.webhookId,
-          [STANDARD_TIMESTAMP_HEADER]: String(timestampSec),
-          [STANDARD_SIGNATURE_HEADER]: standardSignature(
-            standardWebhookKey(request.secret),
-            request.webhookId,
-            timestampSec,
-            body,
-          ),
-          "user-agent": USER_AGENT,
-        },
+        headers,
         body,
         signal: abort.signal,
         dispatcher: this.#agent,
       });
-      // Drain the answer so the connection goes back to the pool; its content is not kept.
-      await res.body.dump();
+      // Read for the event log, bounded; a short answer is read to its end, so the connection goes back to the pool.
+      const answer = await readBounded(res.body);
       const status = res.statusCode;
       const success = status >= 200 && status < 300;
-      return { success, statusCode: status, error: success ? null : `HTTP ${status}`, durationMs: elapsed() };
+      return {
+        success,
+        statusCode: status,
+        error: success ? null : `HTTP ${status}`,
+        durationMs: elapsed(),
+        requestHeaders: headers,
+        responseBody: answer.text,
+        responseBodyTruncated: answer.truncated,
+      };
     } catch (e) {
-      return { success: false, statusCode: null, error: describeFailure(e, this.#timeoutMs), durationMs: elapsed() };
+      const error = describeFailure(e, this.#timeoutMs);
+      return { success: false, statusCode: null, error, durationMs: elapsed(), requestHeaders: headers };
     } finally {
       clearTimeout(timer);
     }

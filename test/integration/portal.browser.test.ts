@@ -114,6 +114,9 @@ describe("admin portal in Chromium", () => {
 
     // Webhook to a local receiver, with a generated secret and delivery logging on.
     await page.getByRole("link", { name: "Settings" }).click();
+    // No webhook URL yet: nothing to send a test event to.
+    expect(await page.getByRole("button", { name: "Send test event" }).isDisabled()).toBe(true);
+    await page.getByText("Save a webhook URL first.").waitFor();
     // A URL Roster refuses: the error shows under the field, and goes once a good URL is saved.
     await page.getByLabel("Webhook URL").fill("ftp://example.com/hook");
     await page.getByRole("button", { name: "Save webhook" }).click();
@@ -243,6 +246,22 @@ describe("admin portal in Chromium", () => {
     await detail.getByRole("button", { name: "Resend this event" }).click();
     await detail.getByText("manual resend").waitFor();
     expect(receiver.received.length).toBe(before + 1);
+
+    // Send a test event from the settings: it arrives signed, and the event log shows the headers it was sent with.
+    await page.getByRole("link", { name: "Settings" }).click();
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await page.getByText("Test event queued").waitFor();
+    await webhooks.dispatcher.drain();
+    const testEvent = receiver.received.at(-1);
+    expect(testEvent?.json.event).toBe("webhook.test");
+    await page.getByRole("link", { name: "Webhook events" }).click();
+    await page.getByLabel("Event type").selectOption("webhook.test");
+    await page.getByRole("button", { name: "webhook.test" }).first().click();
+    const testDetail = page.getByRole("complementary", { name: "Event detail" });
+    await testDetail.getByRole("heading", { name: "Request headers" }).waitFor();
+    await testDetail.getByText(String(testEvent?.headers["webhook-signature"])).waitFor();
+    await testDetail.getByText("Status 200").waitFor();
+    await check(page, "event-test-headers");
 
     // Mapping: a syntax error inline, then a dry run on Okta's sample.
     await page.getByRole("link", { name: "Data mapping" }).click();

@@ -8,6 +8,7 @@ import type { Db } from "../../storage/database.js";
 import type { AttemptRecord, EventLog } from "../../webhooks/event-log.js";
 import { requeueFailed } from "../../webhooks/bulk-resend.js";
 import type { WebhookResender } from "../../webhooks/resend.js";
+import { TEST_EVENT } from "../../webhooks/test-event-repo.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
 import type { JsonObject } from "../json.js";
 import { pageOf, parsePageRequest } from "../paging.js";
@@ -21,7 +22,8 @@ import {
   WebhookEventsQuery,
 } from "../schemas/scim-clients.js";
 
-const EVENT_KINDS: readonly string[] = DIRECTORY_EVENT_KINDS;
+/** The filter's kinds: directory events and the test event (test-event-repo.ts). */
+const EVENT_KINDS: readonly string[] = [...DIRECTORY_EVENT_KINDS, TEST_EVENT];
 
 export interface WebhookEventRouteDeps {
   readonly scimClients: ScimClientService;
@@ -150,5 +152,8 @@ export function webhookEventJson(r: Omit<AttemptRecord, "state"> & { readonly st
     next_attempt_time: r.next_attempt_time === null ? null : r.next_attempt_time.toISOString(),
     attempt_time: r.attempted_at.toISOString(),
     payload: JSON.parse(r.payload) as unknown,
+    request_headers: r.request_headers ?? {},
+    response_body: r.response_body,
+    response_body_truncated: r.response_body_truncated === true,
   };
 }

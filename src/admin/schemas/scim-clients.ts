@@ -157,6 +157,11 @@ export const WebhookEventJson = Type.Object({
   next_attempt_time: NullableTime,
   attempt_time: Time,
   payload: Type.Unknown(),
+  request_headers: Type.Record(Type.String(), Type.String(), {
+    description: "The headers sent, signatures included (never the secret); {} when nothing was sent",
+  }),
+  response_body: Nullable(Type.String({ description: "The receiver's answer, its first 4 KiB" })),
+  response_body_truncated: Type.Boolean(),
 });
 
 export const EventsQuery = Type.Object({

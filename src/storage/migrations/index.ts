@@ -11,6 +11,7 @@ import * as webhookCrashSafety from "./0008-webhook-crash-safety.js";
 import * as directoryEvents from "./0012-directory-events.js";
 import * as outboxTraceContext from "./0013-outbox-trace-context.js";
 import * as groupExtensions from "./0014-group-extensions.js";
+import * as webhookExchange from "./0015-webhook-exchange.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0012-directory-events": directoryEvents,
   "0013-outbox-trace-context": outboxTraceContext,
   "0014-group-extensions": groupExtensions,
+  "0015-webhook-exchange": webhookExchange,
 };

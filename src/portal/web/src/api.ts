@@ -194,6 +194,11 @@ export interface WebhookEvent {
   next_attempt_time: string | null;
   attempt_time: string;
   payload: unknown;
+  /** The headers sent: content type, webhook-id, webhook-timestamp and the signatures (never the secret). */
+  request_headers: Record<string, string>;
+  /** The receiver's answer, its first 4 KiB; null when none was read. */
+  response_body: string | null;
+  response_body_truncated: boolean;
 }
 
 export interface RateLimit {
@@ -229,4 +234,5 @@ import { DIRECTORY_EVENT_KINDS } from "../../../directory/event-kinds.js";
 export const EVENT_KIND_OPTIONS: readonly (readonly [string, string])[] = [
   ["", "All types"],
   ...DIRECTORY_EVENT_KINDS.map((k) => [k, k] as const),
+  ["webhook.test", "webhook.test (test events)"],
 ];

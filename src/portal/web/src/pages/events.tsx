@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, EVENT_KIND_OPTIONS, enc, q, type WebhookEvent } from "../api.js";
+import { Exchange } from "./event-exchange.js";
 import { Link } from "../router.js";
 import { OpenButton, SelectField } from "../fields.js";
 import { DetailPane, Empty, ErrorNote, Json, ListStatus, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
@@ -231,6 +232,7 @@ function EventDetail(props: {
       </dl>
       <h4>Payload</h4>
       <Json value={ev.payload} label="Payload" />
+      <Exchange ev={ev} />
       <div class="actions">
         <button
           type="button"

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { type Connection, call, enc } from "../api.js";
 import { Field, SelectField } from "../fields.js";
 import { OnceSecret, useAction } from "../ui.js";
+import { SendTestEvent } from "./webhook-test.js";
 
 type Retry = "none" | "backoff";
 
@@ -100,6 +101,7 @@ export function WebhookSettings({ conn, onChanged }: { conn: Connection; onChang
         </button>
         {saved && action.error === undefined ? <span role="status">Saved.</span> : null}
       </div>
+      <SendTestEvent conn={conn} />
       {generated !== undefined ? (
         <OnceSecret label="Webhook secret" value={generated}>
           Configure it in your endpoint to verify the signature.
