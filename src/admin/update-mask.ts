@@ -2,7 +2,7 @@ import { invalidArgument } from "./errors.js";
 import { isObject, type JsonObject } from "./json.js";
 
 /**
- * AIP-134 / AIP-161 field masks for PATCH (spec 4.9):
+ * AIP-134 / AIP-161 field masks for PATCH:
  * - no mask: every field populated in the body (output-only fields are ignored);
  * - `*`: every mutable field (a full replacement: unset ones are cleared);
  * - a listed field left unset or empty in the body is cleared to its zero value;

@@ -9,7 +9,7 @@ export interface DirectoryEvent {
    * for group.* (membership events included).
    */
   readonly resourceId: string;
-  /** The webhook body's `data` (spec 2.8): build it with the helpers below. */
+  /** The webhook body's `data`: build it with the helpers below. */
   readonly data: Record<string, unknown>;
 }
 
@@ -79,7 +79,7 @@ type Json = Record<string, unknown>;
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 /**
- * User `data` (spec 2.8): `email` is the primary email, else the first, else userName when it looks
+ * User `data` (docs/webhooks.md): `email` is the primary email, else the first, else userName when it looks
  * like an email. `raw` is the SCIM user as stored: callers pass it without the password.
  */
 export function userEventData(user: Json): Json {

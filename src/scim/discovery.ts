@@ -11,7 +11,7 @@ const RESOURCE_TYPE_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ResourceType
 const SCHEMA_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 export const DOCUMENTATION_URI = "https://github.com/roster-scim/roster#readme";
 
-/** Spec 2.6, value for value. */
+/** The ServiceProviderConfig Roster advertises, value for value. */
 export function serviceProviderConfig(baseUrl: string) {
   return {
     schemas: [SPC_SCHEMA],
@@ -79,7 +79,7 @@ const listOf = (resources: unknown[]) => ({
   Resources: resources,
 });
 
-/** Read-only discovery endpoints (spec 4.1), all derived from the one schema registry. */
+/** Read-only discovery endpoints, all derived from the one schema registry. */
 export function registerDiscoveryRoutes(scope: FastifyInstance, baseUrlOf: (clientId: string) => string): void {
   const base = (params: unknown) => baseUrlOf((params as { clientId: string }).clientId);
 

@@ -66,7 +66,7 @@ export interface ScimClientsTable {
   /** Declared custom schema extensions (directory/scim-clients/extensions.ts ExtensionDeclaration[]). */
   extensions: ColumnType<unknown, string | undefined, string>;
   unknown_extensions: Generated<"reject" | "store">;
-  /** `none` (the spec's default: a failed delivery is not retried) or `backoff`. */
+  /** `none` (the default: a failed delivery is not retried) or `backoff`. */
   webhook_retry: Generated<string>;
   create_time: ColumnType<Date, Date | string | undefined, never>;
   update_time: Timestamp;

@@ -90,7 +90,7 @@ export interface ClaimRow {
  * execution (not a named prepared statement): the outbox swings between empty and large.
  * `FOR UPDATE SKIP LOCKED` keeps concurrent dispatchers (any number of instances) from claiming one head twice;
  * the lease (`claimed_until`) returns a row to the pool if its claimer dies before recording the attempt.
- * Portable SQL: no advisory locks, no LISTEN/NOTIFY (DESIGN.md "Runtime shape").
+ * Portable SQL: no advisory locks, no LISTEN/NOTIFY (docs/decisions.md): it runs unchanged behind a pooler.
  */
 export async function claimDue(db: Db, options: ClaimOptions): Promise<Claim> {
   const first = await claimPass(db, options, options.after, undefined, options.limit);

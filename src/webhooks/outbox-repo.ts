@@ -50,7 +50,7 @@ export interface Finished {
 
 /**
  * One statement for a batch of bookkeeping: finished events are deleted from the outbox (a failed delivery is not
- * retried, spec 6, unless the connection opted in: then it goes back with its retry time) and their attempts go to
+ * retried unless the connection opted in: then it goes back with its retry time) and their attempts go to
  * the event log; the events to send next are marked started — their
  * attempt counted, `attempt_started_at` set — before they are sent, so a takeover after a crash knows exactly which
  * attempt was under way. Returns the seqs marked started; an event missing from it was taken over by another

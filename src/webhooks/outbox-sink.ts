@@ -56,7 +56,7 @@ export class OutboxEventSink implements EventSink {
 }
 
 /**
- * The webhook body: spec 2.8's fields in its order, then the event's identity — `id` (the `webhook-id` header and
+ * The webhook body: the documented fields in their order, then the event's identity — `id` (the `webhook-id` header and
  * the feed's event id) and `created_at` (RFC 3339). `data` is spliced in as the text the event stores.
  */
 export function webhookBodyText(

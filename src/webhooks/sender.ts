@@ -25,7 +25,7 @@ export interface DeliveryRequest {
 }
 
 export interface DeliveryResult {
-  /** Spec 6: success = a 2xx answer. */
+  /** Success = a 2xx answer. */
   readonly success: boolean;
   readonly statusCode: number | null;
   readonly error: string | null;

@@ -3,7 +3,7 @@ import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.
 import { USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Issue 3 point 6: GET /v2alpha1/admin/identities?organization_id=… (paged) and GET …/identities/{id}. */
+/** GET /v2alpha1/admin/identities?organization_id=… (paged) and GET …/identities/{id}. */
 const { t, c } = useTestApp({ seed: true });
 let other: SeededClient;
 const ids: string[] = [];

@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
 
 /**
- * Measurements for issue 7 (batch of 1000, verifications per second), not assertions on time:
+ * Measurements (batch of 1000, verifications per second), not assertions on time:
  * `ROSTER_MEASURE=1 npx vitest run test/integration/api-keys.measure.test.ts`. Skipped by default.
  */
 let t: TestApp;

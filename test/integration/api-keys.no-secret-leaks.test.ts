@@ -5,7 +5,7 @@ import { createIssuedKey, rawKey } from "../helpers/api-keys.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
 
-/** Secrets and raw keys never reach a log line, a later response or an error (issue 7). */
+/** Secrets and raw keys never reach a log line, a later response or an error. */
 let t: TestApp;
 const lines: string[] = [];
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } fr
 import { adminCall } from "../helpers/seed.js";
 import { ManualClock } from "../../src/platform/clock.js";
 
-/** Two app instances on one PostgreSQL database, sharing a clock: limits must hold across both (DESIGN.md). */
+/** Two app instances on one PostgreSQL database, sharing a clock: limits must hold across both. */
 let database: TestDatabase;
 let a: TestApp;
 let b: TestApp;

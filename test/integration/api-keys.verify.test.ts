@@ -5,7 +5,7 @@ import { useTestApp } from "../helpers/suite.js";
 
 const { t } = useTestApp();
 
-describe("POST /apiKeys:verify (issue 7 point 5)", () => {
+describe("POST /apiKeys:verify", () => {
   it("a valid issued key: 200 with who it is and what it may do", async () => {
     const org = (await adminCall(t, "POST", "/organizations", { name: "v" })).json().id;
     const key = await createIssuedKey(t, {

@@ -7,8 +7,8 @@ import { GROUP_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /**
- * DESIGN.md "Webhooks": group.created/updated/deleted, one group.user_added / group.user_removed per user, a nested
- * change is a group.updated of the parent, and a request that changes nothing records nothing (IDP-QUIRKS R6).
+ * group.created/updated/deleted, one group.user_added / group.user_removed per user, a nested
+ * change is a group.updated of the parent, and a request that changes nothing records nothing (Okta re-sends names).
  * The sink writes through the change's transaction, so only committed events are seen.
  */
 const { t, c } = useTestApp({ recording: true, seed: true });

@@ -6,7 +6,7 @@ import type { GroupFilter, GroupPage } from "../../src/directory/groups/types.js
 import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
 
 /**
- * Issue 5 point 5: every Groups filter and both pagination methods are served by an index. The plans are those of
+ * Every Groups filter and both pagination methods are served by an index. The plans are those of
  * the repository's own statements, on an organization of 2 000 groups next to one of 40 000.
  */
 let database: TestDatabase;

@@ -5,7 +5,7 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { GROUP_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Spec 2.3 member rules, issue 4 point 2 and DESIGN R1, through POST, PUT and PATCH. */
+/** Member rules (same organization, existing, type inferred when absent), through POST, PUT and PATCH. */
 const { t, c } = useTestApp({ seed: true });
 let other: SeededClient;
 let user: string;
@@ -70,7 +70,7 @@ describe.each(invalidMembers)("refuses %s with 400 invalidValue", (_name, member
 });
 
 describe("member types", () => {
-  it("infers User and Group when type is missing (Entra, Okta: DESIGN R1)", async () => {
+  it("infers User and Group when type is missing (Entra, Okta)", async () => {
     const child = await createGroup(t, c, "Inferred child");
     const res = await scim(t, c, "POST", "/Groups", {
       schemas: [GROUP_SCHEMA],

@@ -5,7 +5,7 @@ import { scim } from "../helpers/seed.js";
 import { GROUP_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Spec 2.3 rule 1 (nested sub-groups) and issue 4 point 2: a group never contains itself, directly or not. */
+/** Nested groups: a group never contains itself, directly or not. */
 const { t, c } = useTestApp({ seed: true });
 
 const expectCycleRefused = async (res: { statusCode: number; json(): { scimType?: string; detail?: string } }) => {

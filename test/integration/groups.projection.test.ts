@@ -7,7 +7,7 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { GROUP_SCHEMA } from "../helpers/constants.js";
 
 /**
- * Issue 4 point 5 and spec 4.4: attributes/excludedAttributes on every group response; when members are not
+ * attributes/excludedAttributes on every group response; when members are not
  * returned they are not read at all, and when they are, one statement reads them for a whole page.
  */
 let t: TestApp;

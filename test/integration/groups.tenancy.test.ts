@@ -5,7 +5,7 @@ import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.
 import { GROUP_SCHEMA, PATCH_OP } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Spec 1: a resource of another organization answers as if it did not exist. */
+/** A resource of another organization answers as if it did not exist. */
 const { t } = useTestApp();
 let mine: SeededClient;
 let theirs: SeededClient;

@@ -4,7 +4,7 @@ import { insertIdentity } from "../helpers/identities.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /**
- * Spec 1: deleting a user deletes the identity, and with it every membership (FK cascade). DELETE /Users is built on
+ * Deleting a user deletes the identity, and with it every membership (FK cascade). DELETE /Users is built on
  * another branch; here the identity row is deleted the way that endpoint does.
  */
 const { t, c } = useTestApp({ seed: true });

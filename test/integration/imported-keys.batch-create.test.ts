@@ -14,7 +14,7 @@ const item = (seed: string | number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe("POST /importedApiKeys:batchCreate (spec 4.10)", () => {
+describe("POST /importedApiKeys:batchCreate", () => {
   it("imports every item: 200, results in request order, counts", async () => {
     const res = await batch([
       item("ok-1", { scopes: ["read"], metadata: { source: "unkey" }, expire_time: "2031-01-01T00:00:00Z" }),

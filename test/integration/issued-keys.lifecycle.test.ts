@@ -98,7 +98,7 @@ describe("POST /issuedApiKeys", () => {
     expect(res.statusCode).toBe(404);
   });
 
-  it("requires the admin token (DESIGN.md: Authorization: Bearer <ROSTER_ADMIN_TOKEN>)", async () => {
+  it("requires the admin token (Authorization: Bearer <ROSTER_ADMIN_TOKEN>)", async () => {
     const none = await t.request({ method: "POST", url: "/v2alpha1/admin/issuedApiKeys", payload: { name: "x" } });
     expect(none.statusCode).toBe(401);
     const wrong = await t.request({

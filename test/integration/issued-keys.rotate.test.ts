@@ -7,7 +7,7 @@ const { t } = useTestApp();
 
 const rotate = (id: unknown, body: unknown = {}) => adminCall(t, "POST", `/issuedApiKeys/${String(id)}:rotate`, body);
 
-describe("POST /issuedApiKeys/{key_id}:rotate (issue 7 point 3)", () => {
+describe("POST /issuedApiKeys/{key_id}:rotate", () => {
   it("returns a new secret and prefix; the old secret stops verifying at once without a grace period", async () => {
     const key = await createIssuedKey(t, { name: "rotating", scopes: ["a"], metadata: { team: "x" } });
     const res = await rotate(key.key_id);

@@ -24,7 +24,7 @@ const patch = (id: string, mask: string | undefined, resource: Record<string, un
     issued_api_key: resource,
   });
 
-describe("PATCH /issuedApiKeys/{key_id} with update_mask (spec 4.9, AIP-134/161)", () => {
+describe("PATCH /issuedApiKeys/{key_id} with update_mask (AIP-134/161)", () => {
   it("without a mask changes exactly the populated fields", async () => {
     const { id } = await freshKey();
     const res = await patch(id, undefined, { key_id: id, scopes: ["invoices:read"] });

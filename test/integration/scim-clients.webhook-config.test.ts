@@ -23,7 +23,7 @@ const sealedOf = async (clientId: string) =>
       .executeTakeFirstOrThrow()
   ).webhook_secret_sealed;
 
-describe("webhook configuration of a SCIM client (issue 6 point 1, spec 4.11)", () => {
+describe("webhook configuration of a SCIM client", () => {
   it("is set at creation; the secret is stored encrypted and never returned, only secret_set", async () => {
     const res = await create({
       tenant: "acme",

@@ -5,8 +5,8 @@ import { useTestApp } from "../helpers/suite.js";
 
 const { t, c } = useTestApp({ seed: true });
 
-describe("ServiceProviderConfig (spec 2.6)", () => {
-  it("has exactly the values of spec 2.6", async () => {
+describe("ServiceProviderConfig", () => {
+  it("has exactly the advertised values", async () => {
     const res = await scim(t, c, "GET", "/ServiceProviderConfig");
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^application\/scim\+json/);

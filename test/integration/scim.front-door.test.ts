@@ -12,7 +12,7 @@ const get = (path: string, authorization?: string) =>
     headers: authorization === undefined ? {} : { authorization },
   });
 
-describe("authentication (spec 5)", () => {
+describe("authentication", () => {
   it("rejects a request without Authorization: 401 `no authorization header found`", async () => {
     const res = await get("/ServiceProviderConfig");
     expect(res.statusCode).toBe(401);
@@ -58,7 +58,7 @@ describe("authentication (spec 5)", () => {
   });
 });
 
-describe("errors are SCIM errors (spec 7)", () => {
+describe("errors are SCIM errors", () => {
   it("renders unknown routes as 404 SCIM errors", async () => {
     const res = await get("/Nope", `Bearer ${c.secret}`);
     expect(res.statusCode).toBe(404);

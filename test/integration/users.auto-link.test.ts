@@ -3,7 +3,7 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Issue 3 point 5 and DESIGN.md: with auto_link, POST of an existing user updates it as a PUT would, 201. */
+/** With auto_link, POST of an existing user updates it as a PUT would, 201. */
 const { t } = useTestApp({ recording: true });
 const events = () => t.recorder.events();
 let linking: SeededClient;

@@ -8,7 +8,7 @@ const { t, c } = useTestApp({ seed: true });
 let n = 0;
 const unique = (prefix = "user") => `${prefix}${++n}-${Date.now()}@example.com`;
 
-describe("POST /Users creates an identity (spec 4.2, issue 3 points 1 and 3)", () => {
+describe("POST /Users creates an identity", () => {
   it("answers 201 with the full user, meta and a Location header", async () => {
     const userName = unique();
     const res = await scim(t, c, "POST", "/Users", {
@@ -99,7 +99,7 @@ describe("POST /Users creates an identity (spec 4.2, issue 3 points 1 and 3)", (
   });
 });
 
-describe("validation (issue 3 point 2): 400 invalidSyntax", () => {
+describe("validation: 400 invalidSyntax", () => {
   it.each([
     ["missing userName", { displayName: "x" }],
     ["empty userName", { userName: "" }],

@@ -3,7 +3,7 @@ import { scim } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Issue 3 point 8 and spec 2.2: the Enterprise User extension. */
+/** The Enterprise User extension. */
 const { t, c } = useTestApp({ seed: true });
 let n = 0;
 
@@ -18,7 +18,7 @@ const create = async (body: Record<string, unknown>) => {
 };
 
 describe("Enterprise User extension", () => {
-  it("stores and returns every field of spec 2.2 under the URN, with the URN in schemas", async () => {
+  it("stores and returns every Enterprise User field under the URN, with the URN in schemas", async () => {
     const boss = await create({ displayName: "Boss Lady" });
     const fields = {
       employeeNumber: "701984",

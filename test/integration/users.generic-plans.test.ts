@@ -6,7 +6,7 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
- * Issue 8: GET and list of users run on the reads pool (storage/open.ts), whose sessions plan named statements once
+ * GET and list of users run on the reads pool (storage/open.ts), whose sessions plan named statements once
  * (plan_cache_mode = force_generic_plan). On its own, PostgreSQL re-planned every list page (a generic plan cannot
  * know OFFSET, so it always looked dearer than a custom one): ~0.7 ms of planning per page. The reads pool here has
  * one connection, so pg_prepared_statements on it shows every statement the requests ran, and how each was planned.

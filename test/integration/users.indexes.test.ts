@@ -7,7 +7,7 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 
 /**
- * Issue 5 point 5: every supported filter and both paginations are served by an index. The test EXPLAINs the exact
+ * Every supported filter and both paginations are served by an index. The test EXPLAINs the exact
  * statements GET /Users runs (captured from the app's own Kysely), with `enable_seqscan = off` so a plan without a
  * usable index would show a Seq Scan, on 5000 analysed users.
  */

@@ -9,7 +9,7 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
-/** Issue 3 point 7: per-client JSONata mapping SCIM user → identity traits. */
+/** Per-client JSONata mapping SCIM user → identity traits. */
 const CUSTOM = `{"login": $lowercase(userName), "dept": \`${ENTERPRISE_SCHEMA}\`.department}`;
 let t: TestApp;
 let server: Server;

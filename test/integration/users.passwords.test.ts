@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
-/** Issue 3 point 6: write-only, argon2id, never returned; verifyPassword for our own application's login. */
+/** Passwords: write-only, argon2id, never returned; verifyPassword for our own application's login. */
 const PASSWORD = "Correct-Horse-9!";
 let t: TestApp;
 let c: SeededClient;
@@ -119,7 +119,7 @@ describe("POST /v2alpha1/admin/identities:verifyPassword", () => {
   });
 });
 
-describe("changing the password (spec 4.5.1)", () => {
+describe("changing the password", () => {
   it("PUT without a password keeps it; PUT with one changes it", async () => {
     const user = await createUser();
     await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: user.userName, title: "T" });

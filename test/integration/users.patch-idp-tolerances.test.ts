@@ -4,7 +4,7 @@ import { scim } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Issue 3 point 9 and IDP-QUIRKS.md: one test per tolerance, with real Entra and Okta bodies. */
+/** One test per PATCH tolerance (docs/scim-users.md), with real Entra and Okta bodies. */
 const { t, c } = useTestApp({ seed: true });
 let n = 0;
 
@@ -141,7 +141,7 @@ describe("Okta", () => {
   });
 });
 
-describe("errors the spec requires (spec 4.5, 7)", () => {
+describe("errors RFC 7644 requires", () => {
   it("replace on a value filter that matches nothing is 400 noTarget", async () => {
     const user = await createUser();
     const res = await patch(

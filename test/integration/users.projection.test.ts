@@ -3,7 +3,7 @@ import { scim } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Issue 3 point 10: attributes / excludedAttributes on every response that returns a user. */
+/** attributes / excludedAttributes on every response that returns a user. */
 const { t, c } = useTestApp({ seed: true });
 let n = 0;
 

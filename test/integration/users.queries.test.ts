@@ -4,7 +4,7 @@ import type { QuerySpy } from "../helpers/query-spy.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
-/** Issue 3 acceptance: GET /Users/{id} costs a fixed number of queries whatever the group count (no N+1). */
+/** GET /Users/{id} costs a fixed number of queries whatever the group count (no N+1). */
 let database: TestDatabase;
 let logged: QuerySpy;
 let t: TestApp;
@@ -51,7 +51,7 @@ async function queriesFor(path: string): Promise<number> {
 const createUser = async (body: Record<string, unknown> = {}) =>
   (await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `q${++g}@example.com`, ...body })).json();
 
-describe("the groups attribute (spec 2.1)", () => {
+describe("the groups attribute", () => {
   it("lists direct memberships as {value, display, type: direct}, not nested ones", async () => {
     const user = await createUser();
     const [direct] = await addGroups(c.organizationId, user.id, 1, () => "Engineering");
@@ -113,7 +113,7 @@ describe("query counts", () => {
   });
 });
 
-describe("manager displayName (spec 2.2)", () => {
+describe("manager displayName", () => {
   it("is resolved in the same query as the user", async () => {
     const boss = await createUser({ displayName: "The Boss" });
     const user = await createUser({ [ENTERPRISE_SCHEMA]: { manager: { value: boss.id } } });

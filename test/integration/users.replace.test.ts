@@ -15,7 +15,7 @@ async function create(body: Record<string, unknown> = {}) {
 
 const eventsOf = async (id: string) => (await events()).filter((e) => e.resourceId === id).map((e) => e.kind);
 
-describe("PUT /Users/{id} replaces (spec 4.5.1, issue 3 point 3)", () => {
+describe("PUT /Users/{id} replaces", () => {
   it("resets omitted attributes and keeps the id and created time", async () => {
     const user = await create({ displayName: "Old", title: "Boss", active: false });
     t.clock.advance(60_000);
@@ -30,7 +30,7 @@ describe("PUT /Users/{id} replaces (spec 4.5.1, issue 3 point 3)", () => {
     expect(body.nickName).toBe("N");
     expect(body.displayName).toBeUndefined();
     expect(body.title).toBeUndefined();
-    // Spec 3: PUT omitting active re-enables the user.
+    // PUT omitting active re-enables the user.
     expect(body.active).toBe(true);
     expect(body.meta.created).toBe(user.meta.created);
     expect(body.meta.lastModified).toBe(t.clock.now().toISOString());
@@ -93,7 +93,7 @@ describe("PUT /Users/{id} replaces (spec 4.5.1, issue 3 point 3)", () => {
   });
 });
 
-describe("events and no-op writes (DESIGN.md Webhooks)", () => {
+describe("events and no-op writes", () => {
   it("records user.created, user.updated and user.deleted with the user's data, never the password", async () => {
     const user = await create({ name: { givenName: "Ann", familyName: "Lee" }, password: "Secret-123!" });
     await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: user.userName, active: false });
@@ -116,7 +116,7 @@ describe("events and no-op writes (DESIGN.md Webhooks)", () => {
   });
 });
 
-describe("DELETE /Users/{id} (spec 3)", () => {
+describe("DELETE /Users/{id}", () => {
   it("deletes the identity permanently: 204, then 404", async () => {
     const user = await create();
     const res = await scim(t, c, "DELETE", `/Users/${user.id}`);

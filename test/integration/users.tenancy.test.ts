@@ -3,7 +3,7 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Spec 1: a resource of another organization answers as if it did not exist. */
+/** A resource of another organization answers as if it did not exist. */
 const { t } = useTestApp();
 let mine: SeededClient;
 let theirs: SeededClient;

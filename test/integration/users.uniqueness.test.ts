@@ -3,7 +3,7 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
-/** Issue 3 point 4: userName and email values are unique across the service, case-insensitively, by the database. */
+/** userName and email values are unique across the service, case-insensitively, by the database. */
 const { t, c } = useTestApp({ seed: true });
 let other: SeededClient;
 let n = 0;

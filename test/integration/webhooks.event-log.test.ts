@@ -44,7 +44,7 @@ const countLogged = async (clientId: string) =>
     ).n,
   );
 
-describe("logging on (issue 6 point 5)", () => {
+describe("logging on", () => {
   let c: SeededClient;
   beforeAll(async () => {
     c = await newClient(true);
@@ -166,7 +166,7 @@ describe("logging on (issue 6 point 5)", () => {
   });
 });
 
-describe("logging off (issue 6 point 5)", () => {
+describe("logging off", () => {
   it("delivers, then leaves neither an outbox row nor a log entry with the payload", async () => {
     const c = await newClient(false);
     receiver.answer(500);

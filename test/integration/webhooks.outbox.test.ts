@@ -64,7 +64,7 @@ function arrivalOrder(): Map<string, number[]> {
   return order;
 }
 
-describe("outbox ordering (issue 6 point 3)", () => {
+describe("outbox ordering", () => {
   it.each([
     { chain: 1, rounds: "6 per round" },
     { chain: 32, rounds: "all in one round" },
@@ -99,7 +99,7 @@ describe("outbox ordering (issue 6 point 3)", () => {
   );
 });
 
-describe("claiming (issue 8: a backlog costs one index probe per resource)", () => {
+describe("claiming (a backlog costs one index probe per resource)", () => {
   const claimOne = async (after: OutboxKey | undefined) => {
     const now = clock.now();
     const claim = await claimDue(database.db, {
@@ -164,7 +164,7 @@ describe("claiming (issue 8: a backlog costs one index probe per resource)", () 
   });
 });
 
-describe("durability (issue 6 point 3)", () => {
+describe("durability", () => {
   it("delivers an event committed before a restart, from a new instance on the same database", async () => {
     const before = await createTestApp({ database, clock, webhooks: true });
     const u = uuidv7();
@@ -225,7 +225,7 @@ describe("durability (issue 6 point 3)", () => {
   });
 });
 
-describe("several dispatchers on one database (issue 6 point 3)", () => {
+describe("several dispatchers on one database", () => {
   it("never deliver an event twice, and keep per-resource order", async () => {
     const pools = [0, 1, 2].map(() => openDatabase({ url: database.url, schema: database.schema, poolSize: 4 }));
     try {

@@ -54,7 +54,7 @@ function only(ds: Delivery[], event: string): Delivery {
 }
 
 describe("POST /Users → user.created", () => {
-  it("delivers exactly one user.created with the spec 2.8 body, signed over the raw bytes", async () => {
+  it("delivers exactly one user.created with the documented body, signed over the raw bytes", async () => {
     const created = await create(user(unique("ada"), { password: PASSWORD, externalId: "ext-1" }));
     const d = only(await e.deliver(), "user.created");
 

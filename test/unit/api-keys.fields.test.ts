@@ -111,7 +111,7 @@ describe("issued secrets", () => {
   });
 });
 
-describe("batch status (issue 7 point 4)", () => {
+describe("batch status", () => {
   const ok = { key: {} } as ImportOutcome;
   const dup: ImportOutcome = { error: { code: "ALREADY_EXISTS", message: "" } };
   const bad: ImportOutcome = { error: { code: "INVALID_ARGUMENT", message: "" } };

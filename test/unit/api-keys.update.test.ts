@@ -16,7 +16,7 @@ const current: ApiKeyFields = {
 const apply = (mask: string | undefined, body: Record<string, unknown>) =>
   applyChanges(current, parseIssuedKeyUpdate(mask, body));
 
-describe("issued key update mask (spec 4.9)", () => {
+describe("issued key update mask", () => {
   it.each<[string | undefined, Record<string, unknown>, Partial<ApiKeyFields>]>([
     [undefined, { name: "n" }, { name: "n", scopes: ["a", "b"] }],
     [undefined, { key_id: "ignored", create_time: "ignored", scopes: ["c"] }, { name: "k", scopes: ["c"] }],

@@ -4,7 +4,7 @@ import { ConfigError, describeConfig, loadConfig } from "../../src/config.js";
 const KEY = "k".repeat(32);
 
 describe("loadConfig", () => {
-  it("applies the DESIGN.md defaults", () => {
+  it("applies the documented defaults", () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       host: "127.0.0.1",

@@ -36,7 +36,7 @@ describe("CursorCodec round trip", () => {
   });
 });
 
-describe("CursorCodec expiry at CURSOR_TTL_SECONDS (spec 4.6.2)", () => {
+describe("CursorCodec expiry at CURSOR_TTL_SECONDS", () => {
   it.each([
     ["just issued", 0, undefined],
     ["59 minutes old", 59 * 60_000, undefined],

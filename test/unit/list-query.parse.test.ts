@@ -5,7 +5,7 @@ import { scimErrorOf } from "../helpers/errors.js";
 const offset = (startIndex: number, count: number): ListQuery["page"] => ({ kind: "offset", startIndex, count });
 const cursor = (token: string, count: number): ListQuery["page"] => ({ kind: "cursor", cursor: token, count });
 
-describe("parseListQuery pagination (spec 4.4, 4.6)", () => {
+describe("parseListQuery pagination", () => {
   it.each([
     ["defaults", {}, offset(1, 100)],
     ["explicit offset page", { startIndex: "201", count: "50" }, offset(201, 50)],

@@ -35,7 +35,7 @@ describe("SCHEMAS", () => {
     expect(schema(USER_SCHEMA).description).toBe("User Account");
   });
 
-  it("holds every spec 2.1 User attribute and no common attribute", () => {
+  it("holds every core User attribute and no common attribute", () => {
     expect(schema(USER_SCHEMA).attributes.map((a) => a.name)).toEqual([
       "userName",
       "name",

@@ -9,7 +9,7 @@ import { keyFieldsOf } from "./api-keys-fields.js";
 const checkItem = valueChecker(ImportItemBody);
 
 /**
- * Spec 4.10: `{requests: [...]}` with 1 to 1000 items (the route's schema), else 400 for the whole request. Each item
+ * The batch import: `{requests: [...]}` with 1 to 1000 items (the route's schema), else 400 for the whole request. Each item
  * is validated on its own: a bad item becomes its INVALID_ARGUMENT result, a raw key repeated in the batch an
  * ALREADY_EXISTS one (the first occurrence is imported). Raw keys are reduced to digests here and never appear in a
  * message.

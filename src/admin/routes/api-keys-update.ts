@@ -23,7 +23,7 @@ export const ISSUED_KEY_MASK: MaskSpec = {
 };
 
 /**
- * Spec 4.9 + AIP-134/161 on the `issued_api_key` body (its types checked by the route's schema): resolves the mask
+ * AIP-134/161 on the `issued_api_key` body (its types checked by the route's schema): resolves the mask
  * (none = populated fields, `*` = all mutable fields, listed-but-empty = cleared) into typed changes. Unset values
  * are zero values.
  */

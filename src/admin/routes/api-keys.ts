@@ -82,7 +82,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
     apiKeyJson(await apiKeys.get("issued", keyIdOf("issued", req.params.keyId)), clock.now()),
   );
 
-  /** Spec 4.9: `{issued_api_key: {...}}` and `?update_mask=`; the secret never changes here. */
+  /** PATCH of an issued key: `{issued_api_key: {...}}` and `?update_mask=`; the secret never changes here. */
   scope.patch<ByKey & { Body: Static<typeof UpdateIssuedKeyBody>; Querystring: Static<typeof UpdateKeyQuery> }>(
     "/issuedApiKeys/:keyId",
     { schema: { ...one(), body: UpdateIssuedKeyBody, querystring: UpdateKeyQuery } },

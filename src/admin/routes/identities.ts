@@ -69,7 +69,7 @@ export function registerIdentityRoutes(scope: FastifyInstance, identities: Ident
       const { identifier, password } = req.body;
       const result = await identities.verifyPassword(identifier, typeof password === "string" ? password : "");
       if (result.ok) return { identity: identityJson(result.identity) };
-      // Spec 3: an inactive user cannot log in; the 403 is given only to the right password.
+      // An inactive user cannot log in; the 403 is given only to the right password.
       if (result.reason === "inactive") throw new AdminError("PERMISSION_DENIED", "the identity is inactive");
       throw new AdminError("UNAUTHENTICATED", "the identifier or the password is wrong");
     },

@@ -51,7 +51,7 @@ export function validateWebhookSecret(secret: string): string {
   return secret;
 }
 
-/** Spec 5.2: configured without a Bearer prefix, since clients add one themselves. */
+/** A SCIM client secret is configured without a Bearer prefix, since clients add one themselves. */
 export function validateSharedSecret(secret: string): string {
   if (secret.trim() !== secret || secret === "")
     throw invalidArgument("secret must be non-empty without surrounding whitespace");

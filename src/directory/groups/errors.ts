@@ -1,4 +1,4 @@
-/** Why a group change was refused; the protocol adapter maps each reason to its own error (SCIM: spec section 7). */
+/** Why a group change was refused; the protocol adapter maps each reason to its own error (SCIM: its scimType). */
 export type GroupErrorReason = "externalIdTaken" | "extensionValueTaken" | "invalidMember" | "cycle";
 
 export class GroupError extends Error {

@@ -32,7 +32,7 @@ export const groupEvent = (kind: DirectoryEventKind, group: Group, client?: Scim
 });
 
 /**
- * DESIGN.md "Webhooks": one group.user_removed / group.user_added per user (the user's data plus the group); a
+ * One group.user_removed / group.user_added per user (the user's data plus the group); a
  * changed nested-group membership is a group.updated of the parent, emitted by the caller.
  */
 export function membershipEvents(group: Group, effect: MembershipEffect, client?: ScimClient): DirectoryEvent[] {

@@ -25,7 +25,7 @@ export interface MemberProblem {
 }
 
 /**
- * Spec 2.3 and DESIGN R1 in one statement for any number of members: each id is looked up among the organization's
+ * Member rules in one statement for any number of members: each id is looked up among the organization's
  * identities and groups. Returns the rows that are not plain users (groups and problems); the rest are users.
  */
 export async function classifyMembers(
@@ -73,7 +73,7 @@ export async function wouldCycle(
 
 /**
  * Serialises the nesting changes of one organization (two concurrent requests could otherwise each add one half of
- * a cycle). A row lock on the organization, weak enough not to block foreign-key checks (no advisory locks: DESIGN).
+ * a cycle). A row lock on the organization, weak enough not to block foreign-key checks (portable SQL).
  * It comes first in the lock order of docs/decisions.md "Group membership lock order": `wait` is only used before
  * any group row is locked; a transaction that already holds a group row asks with `try`, which never waits and
  * answers whether the lock was free.
@@ -174,7 +174,7 @@ export async function removeGroups(
 }
 
 /**
- * The members of each group as JSON text built by PostgreSQL (spec 2.3 rule 2: display resolved at read time),
+ * The members of each group as JSON text built by PostgreSQL (display resolved at read time),
  * one statement for any number of groups and members; groups without members are absent from the map. Only the
  * projected sub-attributes are built. The text is spliced into the response, so no member becomes a JS object.
  */

@@ -31,7 +31,7 @@ const toGroup = (row: Selectable<DirectoryGroupsTable>): Group => ({
   updatedAt: row.updated_at,
 });
 
-/** Spec 7: a duplicate externalId within the organization is 409 uniqueness (case-sensitive: a plain unique index). */
+/** A duplicate externalId within the organization is 409 uniqueness (case-sensitive: a plain unique index). */
 const translateUnique = (e: unknown, externalId: string | null): never => {
   if (isUniqueViolation(e, EXTERNAL_ID_KEY)) {
     throw new GroupError("externalIdTaken", `a group with externalId ${JSON.stringify(externalId)} already exists`);
@@ -151,7 +151,7 @@ export async function touchParentsOf(db: Executor, orgId: string, id: string, no
 
 type GroupSelect = SelectQueryBuilder<Database, "directory_groups", Selectable<DirectoryGroupsTable>>;
 
-/** Spec 4.7: displayName matches case-insensitively (index on lower(display_name)); externalId exactly. */
+/** `displayName` matches case-insensitively (index on lower(display_name)); externalId exactly. */
 function filtered(db: Executor, orgId: string, filter: GroupFilter | undefined): GroupSelect {
   const base = db.selectFrom("directory_groups").selectAll().where("organization_id", "=", orgId);
   if (filter === undefined) return base;
@@ -164,7 +164,7 @@ function filtered(db: Executor, orgId: string, filter: GroupFilter | undefined):
 }
 
 /**
- * One page in id order (spec 4.6). Offset pages use OFFSET on the (organization_id, id) index; cursor pages are a
+ * One page in id order. Offset pages use OFFSET on the (organization_id, id) index; cursor pages are a
  * keyset (`id > last`) on the same index, so their cost does not grow with depth.
  */
 export function pageQuery(db: Executor, orgId: string, filter: GroupFilter | undefined, page: GroupPage): GroupSelect {

@@ -23,9 +23,9 @@ import {
 import type { Group, GroupFilter, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
 
 /**
- * Groups and memberships (spec 2.3, 4.3, 4.5.6). Every method takes the organization first and touches nothing
- * outside it; every change runs in one transaction that also records its events (DESIGN.md "Webhooks"), and a
- * request that changes nothing writes nothing and records nothing (IDP-QUIRKS R6).
+ * Groups and memberships. Every method takes the organization first and touches nothing
+ * outside it; every change runs in one transaction that also records its events, and a
+ * request that changes nothing writes nothing and records nothing (Okta re-sends unchanged names).
  */
 export class GroupService {
   readonly #db: Db;
@@ -118,7 +118,7 @@ export class GroupService {
   }
 
   /**
-   * Spec 4.3: 204; its memberships go with it, and the groups that contained it are updated. It locks several group
+   * Deletes the group; its memberships go with it, and the groups that contained it are updated. It locks several group
    * rows, so it takes the nesting lock first, then the group and its parents in id order (docs/decisions.md "Group
    * membership lock order"); the delete itself then strengthens its own row's lock.
    */

@@ -1,4 +1,4 @@
-/** A directory group (DESIGN.md "Domain"); members are read separately, page by page or as JSON built by SQL. */
+/** A directory group; members are read separately, page by page or as JSON built by SQL. */
 export interface Group {
   readonly id: string;
   readonly organizationId: string;
@@ -15,7 +15,7 @@ export type GroupExtensions = Readonly<Record<string, unknown>>;
 
 export type MemberKind = "User" | "Group";
 
-/** A member named by a client: the id of an identity or a group; the kind is inferred when absent (DESIGN R1). */
+/** A member named by a client: the id of an identity or a group; the kind is inferred when absent (IdPs omit it). */
 export interface MemberRef {
   /** Lower-case UUID. */
   readonly value: string;

@@ -106,7 +106,7 @@ export class IdentityCommands {
   }
 
   /**
-   * PUT and PATCH. The password changes only when `change` returns one (spec 4.5.1). The change runs on the
+   * PUT and PATCH. The password changes only when `change` returns one. The change runs on the
    * remembered document when there is one (see DocumentCache) and is written with its version guard: one round trip.
    * Otherwise, or when that write does not apply, the row is read without a lock and the change written the same
    * way: two round trips instead of BEGIN, SELECT … FOR UPDATE, UPDATE, outbox INSERT, COMMIT. Writes that touch
@@ -183,7 +183,7 @@ export class IdentityCommands {
   }
 
   /**
-   * Deletes the identity, its identifiers, credential and memberships (FK cascades); spec 3. Each group it was a
+   * Deletes the identity, its identifiers, credential and memberships (FK cascades). Each group it was a
    * direct member of gets a group.user_removed (keyed by the group), recorded before the user.deleted.
    */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
@@ -218,7 +218,7 @@ export class IdentityCommands {
         ? await burnVerification(password)
         : await verifyPassword(row.password_hash, password);
     if (!matches || row === undefined) return { ok: false, reason: "mismatch" };
-    // Spec 3: an inactive user cannot log in.
+    // An inactive user cannot log in.
     if (!row.active) return { ok: false, reason: "inactive" };
     return { ok: true, identity: toIdentity(row) };
   }

@@ -17,7 +17,7 @@ const obj = (v: unknown): Record<string, unknown> | undefined =>
 export const identifierKey = (value: string): string => value.toLowerCase();
 
 /**
- * Issue 3 point 4: userName and every email value are unique across the service, case-insensitively. One value is
+ * userName and every email value are unique across the service, case-insensitively. One value is
  * listed once; userName wins when an email repeats it.
  */
 export function identifiersOf(doc: UserDocument): Identifier[] {

@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 4: an identifier (userName or email) is taken. `scope` says where: this organization (409
+ * An identifier (userName or email) is taken. `scope` says where: this organization (409
  * uniqueness, or auto-link) or another one (409, detail "identity already exists in another scope").
  */
 /** A value of an extension attribute declared `uniqueness: "server"` is taken in the organization. */

@@ -23,7 +23,7 @@ const membershipsOf = (table: string) =>
     where m.identity_id = ${sql.ref(`${table}.id`)} and g.organization_id = ${sql.ref(`${table}.organization_id`)})`;
 
 /**
- * Spec 2.2: the manager's displayName (else userName), resolved only inside the same organization. `manager_id` is
+ * The manager's displayName (else userName), resolved only inside the same organization. `manager_id` is
  * the manager's value when it is a UUID, computed by PostgreSQL on write (0007-list-reads): one index lookup.
  */
 const managerOf = (table: string) =>

@@ -70,7 +70,7 @@ function filtered(db: Executor, orgId: string, filter: UserFilter | undefined) {
         .where("x.value", "=", filter.value),
     );
   }
-  // Spec 4.7.7: direct members only, through group_user_members_pkey (group_id, identity_id).
+  // `groups.value eq`: direct members only, through group_user_members_pkey (group_id, identity_id).
   return q.where(
     "i.id",
     "in",
@@ -116,7 +116,7 @@ function withGroups(db: Executor, orgId: string, page: Expression<unknown>): Pro
 }
 
 /**
- * One list page (spec 4.6): offset = total + ordered OFFSET page; cursor = keyset on the id index. Each runs as one
+ * One list page: offset = total + ordered OFFSET page; cursor = keyset on the id index. Each runs as one
  * named prepared statement (one per filter attribute and memberships or not: a bounded set of shapes).
  */
 export async function listUsers(

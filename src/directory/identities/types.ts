@@ -10,7 +10,7 @@ export interface UserWrite {
 /** Turns the stored document into the one to write (PUT, PATCH); it may throw to refuse the request. */
 export type Change = (current: UserDocument) => UserWrite;
 
-/** A direct group membership of a user (spec 2.1 `groups`). */
+/** A direct group membership of a user (its SCIM `groups` attribute). */
 export interface GroupRef {
   readonly value: string;
   readonly display: string;
@@ -25,7 +25,7 @@ export interface StoredUser {
   readonly updatedAt: Date;
   /** Undefined when the caller did not ask for memberships (the projection excludes `groups`). */
   readonly groups: readonly GroupRef[] | undefined;
-  /** Spec 2.2: the manager's display name, only for a manager of the same organization. */
+  /** The manager's display name, only for a manager of the same organization. */
   readonly managerDisplayName: string | null;
 }
 
@@ -49,7 +49,7 @@ export interface UserRecord {
    * displayName — exactly these keys, in this order, without whitespace. Undefined when not read (see ReadView).
    */
   readonly groups: string | undefined;
-  /** Spec 2.2: the manager's display name, only for a manager of the same organization. */
+  /** The manager's display name, only for a manager of the same organization. */
   readonly managerDisplayName: string | null;
 }
 
@@ -58,7 +58,7 @@ export interface ReadView {
   readonly groups: boolean;
 }
 
-/** Spec 4.7.2: the indexed filters of GET /Users. */
+/** The indexed filters of GET /Users. */
 export type UserFilter =
   | {
       readonly attribute: "userName" | "externalId" | "employeeNumber" | "groups.value";

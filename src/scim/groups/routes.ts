@@ -18,7 +18,7 @@ import { extensionsToStore, groupExtensionsOf, splitExtensions } from "./extensi
 import { groupLocation, memberFieldsOf, patchableGroup, renderGroup } from "./serialize.js";
 import { groupPatchOf, parseGroupBody } from "./validate.js";
 
-/** Spec 7: the domain's refusals as SCIM errors. */
+/** The domain's refusals as SCIM errors. */
 const translate = async <T>(run: () => Promise<T>): Promise<T> => {
   try {
     return await run();
@@ -42,7 +42,7 @@ const groupFilterOf = (filter: EqFilter | undefined): GroupFilter | undefined =>
   throw new ScimError(400, "invalidFilter", `${filter.attribute} is not a filterable Group attribute`);
 };
 
-/** Spec 4.3: /Groups and /Groups/{id}; every resource response honours attributes/excludedAttributes (DESIGN). */
+/** /Groups and /Groups/{id}; every resource response honours attributes/excludedAttributes. */
 export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): void {
   const { groups } = deps;
   const baseUrlOf = (req: FastifyRequest) =>

@@ -7,7 +7,7 @@ import { hiddenOf } from "../users/extension-render.js";
 import { shownExtensions } from "./extensions.js";
 
 /**
- * Spec 2.3: the group's own attributes, the extension objects the client sees (their URNs in `schemas`) and meta;
+ * The group's own attributes, the extension objects the client sees (their URNs in `schemas`) and meta;
  * `members` is a placeholder the caller fills with RawJson.
  */
 const groupObject = (group: Group, baseUrl: string, shown: readonly [string, unknown][]): Record<string, unknown> => ({
@@ -31,7 +31,7 @@ const SAMPLE_MEMBER = { value: "", display: "", type: "", $ref: "" };
 
 /**
  * Which member sub-attributes the projection returns, or undefined when it returns no members at all — then the
- * member rows are not read (issue 4 point 5: Entra's `excludedAttributes=members`, `attributes=displayName`).
+ * member rows are not read (Entra asks with `excludedAttributes=members` and `attributes=displayName`).
  */
 export function memberFieldsOf(projection: Projection): MemberFields | undefined {
   const sample = project("Group", { id: "", schemas: [], members: [SAMPLE_MEMBER] }, projection);

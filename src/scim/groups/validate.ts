@@ -15,7 +15,7 @@ import { groupExtensionsOf } from "./extensions.js";
 import type { AttributeDefinition } from "../schema/types.js";
 import { withinMaxLength } from "../patch/values.js";
 
-/** IDP-QUIRKS Entra 11: Entra adds this URN to every group it creates; it carries no attributes we keep. */
+/** Entra adds this URN to every group it creates; it carries no attributes we keep. */
 export const ENTRA_GROUP_SCHEMA = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group";
 
 const TOLERATED_SCHEMAS = new Set([GROUP_SCHEMA.toLowerCase(), ENTRA_GROUP_SCHEMA.toLowerCase()]);
@@ -33,7 +33,7 @@ const definitionOf = (name: string): AttributeDefinition => {
 const DISPLAY_NAME = definitionOf("displayName");
 const EXTERNAL_ID = definitionOf("externalId");
 
-/** Spec 2.3: displayName is required (a missing required attribute is invalidSyntax, spec 7). */
+/** `displayName` is required (a missing required attribute is invalidSyntax). */
 export const displayNameOf = (raw: unknown): string => {
   if (raw === undefined || raw === null) throw badRequest("invalidSyntax", "displayName is required");
   if (typeof raw !== "string" || raw.trim() === "") {
@@ -82,8 +82,8 @@ const checkSchemas = (body: Record<string, unknown>, registry: SchemaRegistry): 
 };
 
 /**
- * The body of POST and PUT /Groups (spec 2.3, 4.3). Read-only `id` and `meta` are ignored (Okta's PUT sends them;
- * spec 4.5.5), as are members' `display` and `$ref`; member values and types are checked by the PATCH engine's
+ * The body of POST and PUT /Groups. Read-only `id` and `meta` are ignored (Okta's PUT sends them;
+ * they are read-only), as are members' `display` and `$ref`; member values and types are checked by the PATCH engine's
  * member parser so both paths agree.
  */
 export function parseGroupBody(body: unknown, registry: SchemaRegistry = CORE_REGISTRY): GroupInput {

@@ -2,7 +2,7 @@ import { MAX_EMPLOYEE_NUMBER_LENGTH } from "../limits.js";
 import { attribute, complex } from "./define.js";
 import type { SchemaDefinition } from "./types.js";
 
-/** RFC 7643 §4.3 and §8.7.1, the Enterprise User extension; spec 2.2. */
+/** RFC 7643 §4.3 and §8.7.1, the Enterprise User extension. */
 export const ENTERPRISE_USER_SCHEMA_DEFINITION: SchemaDefinition = {
   id: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",
   name: "EnterpriseUser",
@@ -28,7 +28,7 @@ export const ENTERPRISE_USER_SCHEMA_DEFINITION: SchemaDefinition = {
           type: "reference",
           referenceTypes: ["User"],
         }),
-        // Spec 2.2: resolved by the server, only for a manager in the same organization.
+        // Resolved by the server, only for a manager in the same organization.
         attribute("displayName", "The displayName of the User's manager.  OPTIONAL and READ-ONLY.", {
           mutability: "readOnly",
         }),

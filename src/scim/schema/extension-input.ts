@@ -105,7 +105,7 @@ export function normalized(attribute: AttributeDefinition, raw: unknown, label: 
     }
     return value;
   } catch (e) {
-    // Spec 7: a resource that fails validation is invalidSyntax (PATCH reports malformed values before this).
+    // A resource that fails validation is invalidSyntax (docs/decisions.md) (PATCH reports malformed values before this).
     if (e instanceof ScimError) throw invalidSyntax(e.detail ?? "invalid attribute value");
     throw e;
   }

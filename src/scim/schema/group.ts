@@ -2,7 +2,7 @@ import { MAX_DISPLAY_NAME_LENGTH } from "../limits.js";
 import { attribute, complex } from "./define.js";
 import type { SchemaDefinition } from "./types.js";
 
-/** RFC 7643 §4.2 and §8.7.1, "urn:ietf:params:scim:schemas:core:2.0:Group"; spec 2.3 makes displayName required. */
+/** RFC 7643 §4.2 and §8.7.1, "urn:ietf:params:scim:schemas:core:2.0:Group"; displayName is required. */
 export const GROUP_SCHEMA_DEFINITION: SchemaDefinition = {
   id: "urn:ietf:params:scim:schemas:core:2.0:Group",
   name: "Group",
@@ -22,7 +22,7 @@ export const GROUP_SCHEMA_DEFINITION: SchemaDefinition = {
           referenceTypes: ["User", "Group"],
           mutability: "immutable",
         }),
-        // Spec 2.3 rule 2: the member's userName or group name, resolved by the server.
+        // The member's userName or group name, resolved by the server.
         attribute("display", "A human-readable name of the member, primarily used for display purposes.", {
           mutability: "readOnly",
         }),

@@ -12,7 +12,7 @@ export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
 
 export type ResourceName = "User" | "Group";
 
-/** Spec 2.6: /Schemas lists exactly these, addressed by URN. */
+/** /Schemas lists exactly these, addressed by URN. */
 export const SCHEMAS: readonly SchemaDefinition[] = [
   USER_SCHEMA_DEFINITION,
   ENTERPRISE_USER_SCHEMA_DEFINITION,

@@ -2,7 +2,7 @@ import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH, MAX_USER_NAME_LENGTH } from 
 import { attribute, complex, multiValued } from "./define.js";
 import type { SchemaDefinition } from "./types.js";
 
-/** RFC 7643 §8.7.1, "urn:ietf:params:scim:schemas:core:2.0:User"; spec 2.1 lists the same attributes. */
+/** RFC 7643 §8.7.1, "urn:ietf:params:scim:schemas:core:2.0:User"; the attributes Roster keeps for a user. */
 export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
   id: "urn:ietf:params:scim:schemas:core:2.0:User",
   name: "User",

@@ -63,7 +63,7 @@ const HEAD = '[{"id":"';
 const BETWEEN = '},{"id":"';
 
 /**
- * UserRecord.groups (`[{"id":"…","display":…},…]`, not empty) as the SCIM `groups` array (spec 2.1): each element's
+ * UserRecord.groups (`[{"id":"…","display":…},…]`, not empty) as the SCIM `groups` array (RFC 7643 §4.1.2): each element's
  * `id` becomes `value`, and `"type":"direct"` closes it. `},{"id":"` can only be a boundary between elements: inside
  * a JSON string every `"` is escaped, so `{"` never occurs there.
  */

@@ -35,7 +35,7 @@ function userFilter(filter: EqFilter | undefined): UserFilter | undefined {
 }
 
 /**
- * Spec 4.2: /Users and /Users/{id}; every response that returns a user honours the projection (spec 4.4) and is
+ * /Users and /Users/{id}; every response that returns a user honours the projection (RFC 7644 §3.9) and is
  * rendered by userRenderer. Domain errors become SCIM errors in the scope's error handler (scimErrorOf).
  */
 export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void {
@@ -53,7 +53,7 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     const registry = registryOf(client);
     const write = validateUser(req.body, registry);
     const { user } = await commands.create(client.organizationId, client, write, viewOf(projection));
-    // Spec 4.5.7: an auto-linked create answers 201 with the existing id as well.
+    // An auto-linked create (docs/decisions.md) answers 201 with the existing id as well.
     const base = baseOf(req);
     reply.code(201).header("location", userLocation(base, user.id));
     return reply.send(userRenderer(base, projection, registry)(user));

@@ -26,7 +26,7 @@ const CORE_RANK: ReadonlyMap<string, number> = new Map(ORDER.map((key, i) => [ke
 export const userLocation = (baseUrl: string, id: string): string => `${baseUrl}/Users/${id}`;
 
 /**
- * Spec 2.1/2.2: the stored document plus what the server owns — `id`, `groups` (direct memberships, when loaded),
+ * The stored document plus what the server owns — `id`, `groups` (direct memberships, when loaded),
  * the manager's read-only displayName and `meta` — then the projection of RFC 7644 §3.9.
  */
 export function renderUser(

@@ -45,10 +45,10 @@ interface Collected {
 }
 
 /**
- * Issue 3 point 2 and spec 2.1/2.2: a POST/PUT body (or a patched document) → the document to store, typed by the
+ * A POST/PUT body (or a patched document) → the document to store, typed by the
  * schema registry — the client's, with its declared extensions (docs/scim-extensions.md). Unknown attributes of known
  * schemas are ignored; read-only ones (id, groups, meta) too; a body keyed by an unknown schema URN is 400 unless
- * the client keeps such objects verbatim. `active` defaults to true (spec 3).
+ * the client keeps such objects verbatim. `active` defaults to true.
  */
 export function validateUser(body: unknown, registry: SchemaRegistry = CORE_REGISTRY): UserWrite {
   if (!isObject(body)) throw invalidSyntax("the request body must be a JSON object");
@@ -97,7 +97,7 @@ function collect(into: Collected, key: string, value: unknown): void {
 
 function setCore(into: Collected, key: string, value: unknown): void {
   const attribute = findAttribute(into.plan.coreAttributes, key);
-  // RFC 7643 §3.1 / issue 3 point 3: read-only attributes in a body are ignored, as are unknown ones.
+  // RFC 7643 §3.1: read-only attributes in a body are ignored, as are unknown ones.
   if (attribute === undefined || attribute.mutability === "readOnly") return;
   if (attribute.name === "password") into.password = value;
   else if (!into.core.has(attribute)) into.core.set(attribute, value);
@@ -116,7 +116,7 @@ function collectUrn(into: Collected, key: string, value: unknown): void {
   else collectExtension(into.extensions, key, value);
 }
 
-/** Spec 2.1 and 8: userName present and non-empty, timezone an IANA zone, at most one primary per attribute. */
+/** `userName` present and non-empty, timezone an IANA zone, at most one primary per attribute. */
 function checkRules(scim: JsonObject, core: SchemaDefinition | undefined): void {
   const userName = scim.userName;
   if (typeof userName !== "string" || userName.trim() === "") {
