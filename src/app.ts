@@ -34,6 +34,7 @@ import { MAX_BODY_BYTES } from "./scim/limits.js";
 import { type Db, pendingMigrations } from "./storage/database.js";
 import { createWebhooks, type Webhooks } from "./webhooks/index.js";
 import { queueTestEvent } from "./webhooks/test-event-repo.js";
+import { DATABASE_FAULTS } from "./storage/errors.js";
 
 export interface AppDeps {
   readonly db: Db;
@@ -108,7 +109,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerPortal(app);
 
   await registerAdminApi(app, {
-    db: deps.db,
     clock: deps.clock,
     logger: deps.logger,
     adminTokenHash: deps.adminTokenHash,
@@ -123,10 +123,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     validateMapping,
     webhooks,
     observability,
+    faults: DATABASE_FAULTS,
     queueTestEvent: (client) => queueTestEvent(deps.db, client, deps.clock.now()),
   });
 
   await registerScim(app, {
+    faults: DATABASE_FAULTS,
     clients: scimClients.authenticator,
     publicUrl: deps.publicUrl,
     logger: deps.logger,

@@ -7,13 +7,14 @@ import type { DataMapper } from "../directory/mapping/mapper.js";
 import type { OrganizationService } from "../directory/organizations/service.js";
 import type { ScimClientService } from "../directory/scim-clients/service.js";
 import type { ScimClient } from "../directory/scim-clients/types.js";
-import { installAdminObservability, type Observability, registerObservabilityRoutes } from "../observability/index.js";
+import { installAdminObservability, type Observability } from "../observability/index.js";
+import { registerObservabilityRoutes } from "./routes/observability.js";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import type { Webhooks } from "../webhooks/index.js";
 import { ADMIN_PREFIX, installAdminPlumbing } from "./plugin.js";
 import { registerApiKeyRoutes } from "./routes/api-keys.js";
-import { type DirectoryRouteDeps, registerDirectoryRoutes } from "./routes/directory.js";
+import { registerDirectoryRoutes } from "./routes/directory.js";
 import { registerEventRoutes } from "./routes/events.js";
 import { registerIdentityRoutes } from "./routes/identities.js";
 import { registerOrganizationRoutes } from "./routes/organizations.js";
@@ -26,10 +27,9 @@ import { ErrorBody } from "./schemas/kit.js";
 import { registerAdminTokenRoutes } from "./tokens/routes.js";
 import type { AdminTokenService } from "./tokens/service.js";
 import { adminValidatorCompiler } from "./validation.js";
+import type { DatabaseFaults } from "../platform/faults.js";
 
 export interface AdminApiDeps {
-  /** The database the directory browser counts members in and bulk resend writes the outbox with. */
-  readonly db: DirectoryRouteDeps["db"];
   readonly clock: Clock;
   readonly logger: Logger;
   /** Salted hash of the bootstrap admin token. */
@@ -46,6 +46,8 @@ export interface AdminApiDeps {
   readonly validateMapping: (mapping: string) => Promise<void>;
   readonly webhooks: Webhooks;
   readonly observability: Observability;
+  /** Tells the database's faults apart (503, 400) from the API's own errors. */
+  readonly faults: DatabaseFaults;
   /** Queues a connection's `webhook.test` event in the outbox; returns its id. */
   readonly queueTestEvent: (client: ScimClient) => Promise<string>;
 }
@@ -76,7 +78,7 @@ type OperationObject = {
 
 async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<void> {
   const { observability, scimClients, webhooks } = deps;
-  installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, deps.adminTokens);
+  installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, deps.adminTokens, deps.faults);
   installAdminObservability(scope, { ...observability, logger: deps.logger, clock: deps.clock });
   scope.setValidatorCompiler(adminValidatorCompiler);
   // Bodies go out as the handlers build them: the response schemas document them and drop nothing.
@@ -109,12 +111,11 @@ async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<v
     onRateLimited: () => observability.metrics.apiKeyRateLimited(),
   });
   registerIdentityRoutes(scope, deps.identities);
-  registerDirectoryRoutes(scope, { db: deps.db, identities: deps.identities, groups: deps.groups });
+  registerDirectoryRoutes(scope, { identities: deps.identities, groups: deps.groups });
   registerTestMappingRoute(scope, { scimClients, mapper: deps.mapper, validateMapping: deps.validateMapping });
   registerWebhookEventRoutes(scope, {
     scimClients,
     ...webhooks,
-    db: deps.db,
     clock: deps.clock,
     wake: () => webhooks.dispatcher.wake(),
   });

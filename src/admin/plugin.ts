@@ -3,7 +3,7 @@ import { verifySecret } from "../platform/crypto.js";
 import { logInternalError, pathOnly } from "../platform/internal-error.js";
 import type { Logger } from "../platform/logger.js";
 import { describeProblem, findUnstorable, findUnstorableParameter } from "../platform/storable.js";
-import { clientDataErrorCode, DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
+import type { DatabaseFaults } from "../platform/faults.js";
 import { isDomainError, toAdminError } from "./domain-errors.js";
 import { AdminError, errorBody, invalidArgument } from "./errors.js";
 import { MAX_ADMIN_JSON_DEPTH } from "./limits.js";
@@ -40,6 +40,7 @@ export function installAdminPlumbing(
   adminTokenHash: string,
   logger: Logger,
   tokens: AdminTokenService,
+  faults: DatabaseFaults,
 ): void {
   scope.addHook("onRequest", async (req) => {
     const header = req.headers.authorization;
@@ -102,17 +103,17 @@ export function installAdminPlumbing(
       reply.code(400).send(errorBody(400, "INVALID_ARGUMENT", safeClientMessage(error)));
       return;
     }
-    if (isDatabaseUnavailable(error)) {
+    if (faults.isUnavailable(error)) {
       logger.warn(
         { code: (error as { code?: unknown }).code, method: req.method },
         "admin request: database unavailable",
       );
-      reply.header("retry-after", String(DATABASE_RETRY_AFTER_SECONDS));
+      reply.header("retry-after", String(faults.retryAfterSeconds));
       reply.code(503).send(errorBody(503, "UNAVAILABLE", "the service is temporarily unavailable; retry later"));
       return;
     }
     // A value the database refused (an encoding, a size): the request's fault, and retrying cannot help.
-    const sqlState = clientDataErrorCode(error);
+    const sqlState = faults.clientDataCode(error);
     if (sqlState !== undefined) {
       logger.warn({ sqlState, method: req.method, path: pathOnly(req.url) }, "admin request refused by the database");
       const message = `a value in the request cannot be stored (SQLSTATE ${sqlState})`;

@@ -1,23 +1,20 @@
 import type { FastifyInstance } from "fastify";
-import { sql } from "kysely";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
 import type { Tracer } from "@opentelemetry/api";
 import type { WebhookSender } from "../webhooks/sender.js";
 import { AuditRepo } from "./audit/repo.js";
-import { Metrics, type OutboxStats, type PoolStats } from "./metrics.js";
+import { Metrics, type PoolStats } from "./metrics.js";
 import { type ConnectionHealth, RequestLogRepo, type RequestLogStore } from "./request-log/repo.js";
 import { RequestLogWriter } from "./request-log/writer.js";
 import { traceSender } from "./tracing.js";
+import { outboxStats } from "./outbox-stats-repo.js";
 
 export { installAdminObservability } from "./admin-hooks.js";
-export { registerObservabilityRoutes } from "./routes.js";
 export { installScimObservability } from "./scim-hooks.js";
 export { installRequestTracing, startTracing, type Tracing, traceMappings } from "./tracing.js";
 
-/** Counted up to this many rows: a scrape stays cheap however large a backlog grows. */
-const BACKLOG_COUNT_LIMIT = 100_000;
 const DAY_MS = 24 * 3600_000;
 
 export interface ObservabilityOptions {
@@ -108,17 +105,4 @@ export function registerMetricsAndWriter(app: FastifyInstance, observability: Ob
   app.addHook("onClose", async () => {
     await observability.writer.stop();
   });
-}
-
-async function outboxStats(db: Db, clock: Clock): Promise<OutboxStats> {
-  const { rows } = await sql<{ backlog: number; oldest: Date | null }>`
-    select
-      (select count(*) from (select 1 from webhook_outbox limit ${BACKLOG_COUNT_LIMIT}) s)::int as backlog,
-      (select created_at from webhook_outbox order by seq limit 1) as oldest`.execute(db);
-  const row = rows[0];
-  const oldest = row?.oldest ?? null;
-  return {
-    backlog: row?.backlog ?? 0,
-    oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (clock.now().getTime() - oldest.getTime()) / 1000),
-  };
 }

@@ -2,6 +2,7 @@ import type { GroupService } from "../directory/groups/service.js";
 import type { IdentityService } from "../directory/identities/service.js";
 import type { Observability } from "../observability/index.js";
 import type { Clock } from "../platform/clock.js";
+import type { DatabaseFaults } from "../platform/faults.js";
 import type { Logger } from "../platform/logger.js";
 import type { ScimClientLookup } from "./plugin.js";
 import type { CursorCodec } from "./query/cursor.js";
@@ -19,4 +20,6 @@ export interface ScimDeps {
   readonly groups: GroupService;
   /** Metrics, log lines and the request log of every SCIM request. */
   readonly observability: Observability;
+  /** Tells the database's faults apart (503, 400) from the protocol's own errors. */
+  readonly faults: DatabaseFaults;
 }

@@ -12,7 +12,7 @@ export const SCIM_PREFIX = "/scim/:clientId/v2";
 export async function registerScim(app: FastifyInstance, deps: ScimDeps): Promise<void> {
   await app.register(
     async (scope) => {
-      installScimPlumbing(scope, deps.clients, deps.logger);
+      installScimPlumbing(scope, deps.clients, deps.logger, deps.faults);
       installScimObservability(scope, { ...deps.observability, ...deps });
       const baseUrlOf = (clientId: string) => `${deps.publicUrl()}/scim/${encodeURIComponent(clientId)}/v2`;
       registerDiscoveryRoutes(scope, baseUrlOf);

@@ -3,7 +3,7 @@ import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Logger } from "../platform/logger.js";
 import { logInternalError, pathOnly } from "../platform/internal-error.js";
 import { describeProblem, findUnstorable, findUnstorableParameter, isStorableText } from "../platform/storable.js";
-import { clientDataErrorCode, DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../storage/errors.js";
+import type { DatabaseFaults } from "../platform/faults.js";
 import { badRequest, ScimError, scimErrorOf } from "./errors.js";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.js";
 import { SCIM_CONTENT_TYPE, sendError } from "./render.js";
@@ -31,7 +31,12 @@ export interface ScimClientLookup {
  * The SCIM front door: JSON bodies as application/scim+json or application/json,
  * client lookup (unknown → 404), shared-secret authentication, and every error as a SCIM Error body.
  */
-export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientLookup, logger: Logger): void {
+export function installScimPlumbing(
+  scope: FastifyInstance,
+  clients: ScimClientLookup,
+  logger: Logger,
+  faults: DatabaseFaults,
+): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(
     ["application/scim+json", "application/json"],
@@ -133,17 +138,17 @@ export function installScimPlumbing(scope: FastifyInstance, clients: ScimClientL
       sendError(reply, status, status === 400 ? "invalidSyntax" : undefined, "the request could not be processed");
       return;
     }
-    if (isDatabaseUnavailable(error)) {
+    if (faults.isUnavailable(error)) {
       logger.warn(
         { code: (error as { code?: unknown }).code, method: req.method },
         "SCIM request: database unavailable",
       );
-      reply.header("retry-after", String(DATABASE_RETRY_AFTER_SECONDS));
+      reply.header("retry-after", String(faults.retryAfterSeconds));
       sendError(reply, 503, undefined, "the service is temporarily unavailable; retry later");
       return;
     }
     // A value the database refused (an encoding, a size): the request's fault, and retrying cannot help.
-    const sqlState = clientDataErrorCode(error);
+    const sqlState = faults.clientDataCode(error);
     if (sqlState !== undefined) {
       logger.warn({ sqlState, method: req.method, path: pathOnly(req.url) }, "SCIM request refused by the database");
       sendError(reply, 400, "invalidValue", `a value in the request cannot be stored (SQLSTATE ${sqlState})`);

@@ -1,3 +1,5 @@
+import type { DatabaseFaults } from "../platform/faults.js";
+
 /** SQLSTATE → meaning, at the repository boundary (never by message text). */
 interface PgError {
   code?: unknown;
@@ -97,4 +99,11 @@ export const clientDataErrorCode = (e: unknown): string | undefined => {
   const code = asPg(e).code;
   if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
   return code.startsWith("22") || code.startsWith("54") ? code : undefined;
+};
+
+/** The database's faults as the protocols see them (platform/faults.ts). */
+export const DATABASE_FAULTS: DatabaseFaults = {
+  isUnavailable: (e) => isDatabaseUnavailable(e),
+  clientDataCode: clientDataErrorCode,
+  retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
 };

@@ -1,8 +1,8 @@
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import { attemptId } from "./attempt-id.js";
-import { type AttemptRecord, outcomeOf } from "./event-log.js";
-import type { ClaimedEvent } from "./outbox-claim.js";
+import { type AttemptRecord, outcomeOf } from "./event-log-repo.js";
+import type { ClaimedEvent } from "./outbox-claim-repo.js";
 import type { Finished } from "./outbox-repo.js";
 import type { DeliveryResult, WebhookSender } from "./sender.js";
 

@@ -2,12 +2,12 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Deliverer, type DelivererOptions } from "./delivery.js";
 import { GroupCommit } from "./group-commit.js";
-import { type ClaimedEvent, claimDue, type OutboxKey } from "./outbox-claim.js";
+import { type ClaimedEvent, claimDue, type OutboxKey } from "./outbox-claim-repo.js";
 import { type Finished, releaseClaimed, releaseClaimTokens } from "./outbox-repo.js";
-import { DEFAULT_HEARTBEAT_MS, Heartbeat, Retention, type RetentionOptions } from "./upkeep.js";
+import { DEFAULT_HEARTBEAT_MS, Heartbeat, Retention, type RetentionOptions } from "./upkeep-repo.js";
 
 export { MAX_INTERRUPTED, RETRY_SCHEDULE_MS } from "./delivery.js";
-export { DEFAULT_HEARTBEAT_MS, PRUNE_INTERVAL_MS, STALE_HEARTBEATS } from "./upkeep.js";
+export { DEFAULT_HEARTBEAT_MS, PRUNE_INTERVAL_MS, STALE_HEARTBEATS } from "./upkeep-repo.js";
 
 export const DEFAULT_CONCURRENCY = 64;
 /** Events of one resource claimed together and sent back to back (the head of its key and those after it). */

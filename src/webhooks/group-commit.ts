@@ -1,7 +1,7 @@
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
-import type { ClaimedEvent } from "./outbox-claim.js";
+import type { ClaimedEvent } from "./outbox-claim-repo.js";
 import { type Finished, recordAndStart } from "./outbox-repo.js";
 
 /** One entry of the group commit: an answered event to record, and/or the next event of its chain to mark started. */

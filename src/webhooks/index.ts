@@ -4,10 +4,11 @@ import type { SecretBox } from "../platform/crypto.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
 import { WebhookDispatcher } from "./dispatcher.js";
-import { EventLog } from "./event-log.js";
+import { EventLog } from "./event-log-repo.js";
 import { OutboxEventSink } from "./outbox-sink.js";
 import { WebhookResender } from "./resend.js";
 import { HttpWebhookSender, type WebhookSender } from "./sender.js";
+import { type BulkResendRequest, requeueFailed } from "./bulk-resend-repo.js";
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 export const DEFAULT_LOG_RETENTION_DAYS = 30;
@@ -49,6 +50,8 @@ export interface Webhooks {
   readonly dispatcher: WebhookDispatcher;
   readonly eventLog: EventLog;
   readonly resender: WebhookResender;
+  /** Bulk resend: queues the failed events of a client again (bulk-resend-repo.ts); returns how many. */
+  readonly requeueFailed: (request: BulkResendRequest) => Promise<number>;
 }
 
 export function createWebhooks(o: WebhooksOptions): Webhooks {
@@ -80,5 +83,6 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
     dispatcher,
     eventLog,
     resender: new WebhookResender(eventLog, sender, o.clock, openSecret),
+    requeueFailed: (request) => requeueFailed(o.db, request),
   };
 }

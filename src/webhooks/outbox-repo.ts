@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import type { Db } from "../storage/database.js";
 import { preparedStatement } from "../storage/prepared.js";
-import { ATTEMPT_COLUMNS, type AttemptRecord } from "./event-log.js";
-import type { ClaimedEvent } from "./outbox-claim.js";
+import { ATTEMPT_COLUMNS, type AttemptRecord } from "./event-log-repo.js";
+import type { ClaimedEvent } from "./outbox-claim-repo.js";
 
 const OUTBOX_RELEASE = preparedStatement("outbox_release");
 const OUTBOX_RECORD_AND_START = preparedStatement("outbox_record_and_start");
@@ -14,7 +14,7 @@ export {
   claimDue,
   INTERRUPTED_ERROR,
   type OutboxKey,
-} from "./outbox-claim.js";
+} from "./outbox-claim-repo.js";
 
 /** Claimed events that will not be sent now (shutdown): back to the pool at once; none of them was started. */
 export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): Promise<void> {

@@ -1,10 +1,8 @@
-import type { Transaction } from "kysely";
 import type { DirectoryEvent, EventClient, EventSink, OutboxBatch } from "../directory/events.js";
 import { writeEvents } from "../directory/events-repo.js";
 import { currentTraceparent } from "../platform/trace-context.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
-import type { Database } from "../storage/schema.js";
 
 /**
  * The EventSink of the webhooks module: every change becomes a `directory_events` row (the events feed,
@@ -50,10 +48,13 @@ export class OutboxEventSink implements EventSink {
   committed(): void {}
 
   /** Writes `events` in `trx` as a change through `client` would: for tools and tests that make events directly. */
-  async record(trx: Transaction<Database>, client: EventClient, events: readonly DirectoryEvent[]): Promise<void> {
+  async record(trx: EventWriter, client: EventClient, events: readonly DirectoryEvent[]): Promise<void> {
     await writeEvents(trx, this.batch(client, events));
   }
 }
+
+/** Where events-repo writes a batch: the pool or the caller's transaction. */
+type EventWriter = Parameters<typeof writeEvents>[0];
 
 /**
  * The webhook body: the documented fields in their order, then the event's identity — `id` (the `webhook-id` header and

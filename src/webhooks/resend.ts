@@ -1,7 +1,7 @@
 import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Clock } from "../platform/clock.js";
 import { attemptId } from "./attempt-id.js";
-import { type AttemptRecord, type EventLog, outcomeOf } from "./event-log.js";
+import { type AttemptRecord, type EventLog, outcomeOf } from "./event-log-repo.js";
 import type { WebhookSender } from "./sender.js";
 
 export type ResendResult =

@@ -1,6 +1,5 @@
 import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { memberCounts } from "../../directory/groups/member-counts.js";
 import type { GroupService } from "../../directory/groups/service.js";
 import type { Group, GroupFilter } from "../../directory/groups/types.js";
 import type { IdentityService } from "../../directory/identities/service.js";
@@ -8,7 +7,6 @@ import type { StoredUser, UserFilter } from "../../directory/identities/types.js
 import { isUuid } from "../../platform/ids.js";
 import { ScimError } from "../../scim/errors.js";
 import { type EqFilter, parseFilter, type ResourceKind } from "../../scim/query/filter.js";
-import type { Db } from "../../storage/database.js";
 import { invalidArgument, notFound } from "../errors.js";
 import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
 import {
@@ -23,7 +21,6 @@ import {
 import { errors, Page } from "../schemas/kit.js";
 
 export interface DirectoryRouteDeps {
-  readonly db: Db;
   readonly identities: IdentityService;
   readonly groups: GroupService;
 }
@@ -86,8 +83,7 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
       limit: page.pageSize + 1,
     });
     const { items, next_page_token } = pageOf(rows, page.pageSize, (g) => g.id);
-    const counts = await memberCounts(
-      deps.db,
+    const counts = await deps.groups.memberCounts(
       orgId,
       items.map((g) => g.id),
     );

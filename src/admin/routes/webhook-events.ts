@@ -4,9 +4,8 @@ import { DIRECTORY_EVENT_KINDS } from "../../directory/events.js";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
 import type { Clock } from "../../platform/clock.js";
 import { isUuid } from "../../platform/ids.js";
-import type { Db } from "../../storage/database.js";
-import type { AttemptRecord, EventLog } from "../../webhooks/event-log.js";
-import { requeueFailed } from "../../webhooks/bulk-resend.js";
+import type { Webhooks } from "../../webhooks/index.js";
+import type { AttemptRecord, EventLog } from "../../webhooks/event-log-repo.js";
 import type { WebhookResender } from "../../webhooks/resend.js";
 import { TEST_EVENT } from "../../webhooks/test-event-repo.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
@@ -29,8 +28,8 @@ export interface WebhookEventRouteDeps {
   readonly scimClients: ScimClientService;
   readonly eventLog: EventLog;
   readonly resender: WebhookResender;
-  /** Bulk resend writes the outbox; it wakes the dispatcher afterwards. */
-  readonly db: Db;
+  /** Bulk resend: queues the failed events again; the route wakes the dispatcher afterwards. */
+  readonly requeueFailed: Webhooks["requeueFailed"];
   readonly clock: Clock;
   readonly wake: () => void;
 }
@@ -113,7 +112,7 @@ function registerBulkResend(scope: FastifyInstance, deps: WebhookEventRouteDeps,
       throw invalidArgument("since must be an RFC 3339 time, e.g. 2026-01-01T00:00:00Z");
     }
     const client = await clientOr404(req.params.clientId);
-    const queued = await requeueFailed(deps.db, {
+    const queued = await deps.requeueFailed({
       clientId: client.clientId,
       organizationId: client.organizationId,
       since,

@@ -1,5 +1,4 @@
-import type { Transaction } from "kysely";
-import type { Database } from "../../storage/schema.js";
+import type { GroupTransaction } from "./repo.js";
 import { GroupError } from "./errors.js";
 import {
   addGroups,
@@ -72,7 +71,7 @@ export class NestingLockBusy extends Error {
  * request names, then one statement per change and member kind, whatever the number of members.
  */
 export async function applyMembership(
-  trx: Transaction<Database>,
+  trx: GroupTransaction,
   orgId: string,
   groupId: string,
   changes: readonly MembershipChange[],

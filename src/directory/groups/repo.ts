@@ -1,8 +1,8 @@
-import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
+import { type Kysely, type Selectable, type SelectQueryBuilder, sql, type Transaction } from "kysely";
 import { isUniqueViolation } from "../../storage/errors.js";
 import { preparedStatement, runPrepared } from "../../storage/prepared.js";
 import type { Database, DirectoryGroupsTable } from "../../storage/schema.js";
-import { organizationTotal } from "../resource-counts.js";
+import { organizationTotal } from "../resource-counts-repo.js";
 import { GroupError } from "./errors.js";
 import { GROUP_EXTENSION_INDEX, indexedMatches } from "../extension-index-repo.js";
 import type { Group, GroupExtensions, GroupFilter, GroupPage } from "./types.js";
@@ -13,6 +13,11 @@ const GROUP_UPDATE = preparedStatement("group_update");
 
 /** The pool or a transaction: repository functions run wherever the service runs them. */
 export type Executor = Kysely<Database>;
+/**
+ * A group write's open transaction: the service holds it only to pass it on to the repository functions of the
+ * same change (membership, nesting lock, events), never to query through it.
+ */
+export type GroupTransaction = Transaction<Database>;
 
 const EXTERNAL_ID_KEY = "directory_groups_org_external_id_key";
 /** The partial unique index that enforces `uniqueness: "server"` of Group extension attributes (0014). */

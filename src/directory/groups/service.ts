@@ -1,8 +1,7 @@
-import type { Transaction } from "kysely";
+import type { GroupTransaction } from "./repo.js";
 import type { Clock } from "../../platform/clock.js";
 import { uuidv7 } from "../../platform/ids.js";
 import type { Db } from "../../storage/database.js";
-import type { Database } from "../../storage/schema.js";
 import type { EventSink } from "../events.js";
 import { type RecordEvents, transactionWithEvents } from "../events-repo.js";
 import type { ScimClient } from "../scim-clients/types.js";
@@ -21,6 +20,7 @@ import {
   updateGroup,
 } from "./repo.js";
 import type { Group, GroupFilter, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
+import { memberCounts } from "./member-counts-repo.js";
 
 /**
  * Groups and memberships. Every method takes the organization first and touches nothing
@@ -47,6 +47,11 @@ export class GroupService {
   }
 
   /** Member lists as JSON text, one statement for all the given groups (see membersJson). */
+  /** How many direct members (users and groups) each group of `groupIds` has, for the admin directory browser. */
+  memberCounts(orgId: string, groupIds: readonly string[]): Promise<Map<string, number>> {
+    return memberCounts(this.#db, orgId, groupIds);
+  }
+
   membersJson(orgId: string, groupIds: readonly string[], fields: MemberFields, baseUrl: string) {
     return membersJson(this.#db, orgId, groupIds, fields, baseUrl);
   }
@@ -144,7 +149,7 @@ export class GroupService {
    */
   async #nesting<T>(
     orgId: string,
-    work: (trx: Transaction<Database>, nesting: NestingLock, record: RecordEvents) => Promise<T>,
+    work: (trx: GroupTransaction, nesting: NestingLock, record: RecordEvents) => Promise<T>,
   ): Promise<T> {
     try {
       return await transactionWithEvents(this.#db, this.#events, (trx, record) => work(trx, "try", record));

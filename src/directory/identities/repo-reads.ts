@@ -1,7 +1,7 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../storage/database.js";
 import { type PreparedStatement, preparedStatement, runPrepared } from "../../storage/prepared.js";
-import { organizationTotal } from "../resource-counts.js";
+import { organizationTotal } from "../resource-counts-repo.js";
 import { columnsOf, type Executor, MEMBERSHIPS, type RecordRow, recordColumns } from "./repo-columns.js";
 import type { CursorPage, OffsetPage, UserFilter, UserPage } from "./types.js";
 

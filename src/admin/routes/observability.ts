@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { invalidArgument, notFound } from "../admin/errors.js";
-import { first, pageOf, parsePageRequest, requireUuid } from "../admin/paging.js";
-import type { AuditRepo, AuditRow } from "./audit/repo.js";
-import type { RequestLogFilter, RequestLogRepo, RequestLogRow } from "./request-log/repo.js";
+import { invalidArgument, notFound } from "../errors.js";
+import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import type { AuditRepo, AuditRow } from "../../observability/audit/repo.js";
+import type { RequestLogFilter, RequestLogRepo, RequestLogRow } from "../../observability/request-log/repo.js";
 
 type JsonObject = Record<string, unknown>;
 

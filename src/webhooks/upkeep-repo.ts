@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
-import type { EventLog } from "./event-log.js";
+import type { EventLog } from "./event-log-repo.js";
 
 /** How often a running dispatcher renews its heartbeat row. */
 export const DEFAULT_HEARTBEAT_MS = 1000;
