@@ -45,7 +45,7 @@ export function scimErrorOf(e: unknown): ScimError | undefined {
     return new ScimError(409, "uniqueness", e.message);
   }
   if (e instanceof GroupError) {
-    return e.reason === "externalIdTaken"
+    return e.reason === "externalIdTaken" || e.reason === "extensionValueTaken"
       ? new ScimError(409, "uniqueness", e.message)
       : badRequest("invalidValue", `members: ${e.message}`);
   }

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { GroupError } from "../../directory/groups/errors.js";
 import { groupIndexedAttributes } from "../../directory/groups/extension-index-repo.js";
 import type { Group, GroupFilter } from "../../directory/groups/types.js";
 import { isUuid } from "../../platform/ids.js";
-import { badRequest, ScimError } from "../errors.js";
+import { ScimError } from "../errors.js";
 import type { ScimDeps } from "../deps.js";
 import { applyPatch } from "../patch/apply.js";
 import { refuseOtherMethods } from "../plugin.js";
@@ -17,19 +16,6 @@ import { CORE_REGISTRY } from "../schema/registry.js";
 import { extensionsToStore, groupExtensionsOf, splitExtensions } from "./extensions.js";
 import { groupLocation, memberFieldsOf, patchableGroup, renderGroup } from "./serialize.js";
 import { groupPatchOf, parseGroupBody } from "./validate.js";
-
-/** The domain's refusals as SCIM errors. */
-const translate = async <T>(run: () => Promise<T>): Promise<T> => {
-  try {
-    return await run();
-  } catch (e) {
-    if (!(e instanceof GroupError)) throw e;
-    if (e.reason === "externalIdTaken" || e.reason === "extensionValueTaken") {
-      throw new ScimError(409, "uniqueness", e.message);
-    }
-    throw badRequest("invalidValue", `members: ${e.message}`);
-  }
-};
 
 const notFound = (id: string): ScimError => new ScimError(404, undefined, `Group ${id} not found`);
 
@@ -93,7 +79,7 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
 
   scope.post("/Groups", async (req, reply) => {
     const input = parseGroupBody(req.body, registryOf(req.scimClient));
-    const group = await translate(() => groups.create(orgOf(req), req.scimClient, input));
+    const group = await groups.create(orgOf(req), req.scimClient, input);
     reply.header("location", groupLocation(baseUrlOf(req), group.id));
     // A group created without members has none to read back.
     return sendGroup(req, reply, group, 201, input.members.length === 0 ? "[]" : undefined);
@@ -115,7 +101,7 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
       registry === CORE_REGISTRY
         ? { ...input, extensions: current.extensions }
         : { ...input, extensions: extensionsToStore(input.extensions ?? null, current, registry) };
-    const group = await translate(() => groups.replace(orgOf(req), req.scimClient, id, replaced));
+    const group = await groups.replace(orgOf(req), req.scimClient, id, replaced);
     if (group === undefined) throw notFound(id);
     return sendGroup(req, reply, group);
   });
@@ -123,18 +109,16 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
   scope.patch("/Groups/:id", async (req, reply) => {
     const id = idOf(req);
     const registry = registryOf(req.scimClient);
-    const group = await translate(() =>
-      groups.patch(orgOf(req), req.scimClient, id, (current) => {
-        if (registry === CORE_REGISTRY) {
-          const result = applyPatch("Group", patchableGroup(current), req.body);
-          return groupPatchOf(result.resource, result.members);
-        }
-        const { own } = splitExtensions(current, registry);
-        const result = applyPatch("Group", patchableGroup(current, own), req.body, registry);
-        const extensions = groupExtensionsOf(result.resource, registry);
-        return groupPatchOf(result.resource, result.members, extensionsToStore(extensions, current, registry));
-      }),
-    );
+    const group = await groups.patch(orgOf(req), req.scimClient, id, (current) => {
+      if (registry === CORE_REGISTRY) {
+        const result = applyPatch("Group", patchableGroup(current), req.body);
+        return groupPatchOf(result.resource, result.members);
+      }
+      const { own } = splitExtensions(current, registry);
+      const result = applyPatch("Group", patchableGroup(current, own), req.body, registry);
+      const extensions = groupExtensionsOf(result.resource, registry);
+      return groupPatchOf(result.resource, result.members, extensionsToStore(extensions, current, registry));
+    });
     if (group === undefined) throw notFound(id);
     return sendGroup(req, reply, group);
   });
