@@ -14,8 +14,6 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
  * `warm` creates every user (so it remembers them); `cold` is a second instance on the same database that never saw
  * them.
  */
-const USER = USER_SCHEMA;
-const ENTERPRISE = ENTERPRISE_SCHEMA;
 
 let database: TestDatabase;
 let warm: TestApp;
@@ -60,14 +58,14 @@ const patchCases = (): Case[] => {
 };
 
 const IDP_USER = {
-  schemas: [USER, ENTERPRISE],
+  schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
   userName: "idp.user@example.com",
   displayName: "Idp User",
   active: true,
   name: { givenName: "Idp", familyName: "User" },
   emails: [{ value: "idp.user@example.com", type: "work", primary: true }],
   phoneNumbers: [{ value: "+1 555 0100", type: "mobile" }],
-  [ENTERPRISE]: { department: "Sales", employeeNumber: "E-1" },
+  [ENTERPRISE_SCHEMA]: { department: "Sales", employeeNumber: "E-1" },
 };
 const idpCases = (): Case[] =>
   readdirSync(new URL("../fixtures/idp/", import.meta.url))

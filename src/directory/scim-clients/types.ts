@@ -90,21 +90,21 @@ export interface StoredScimClientChanges {
 }
 
 /** A new client as stored: the secret already hashed, the webhook secret already sealed. */
-export interface NewScimClientRow {
-  readonly clientId: string;
-  readonly organizationId: string;
-  readonly name: string;
-  readonly secretHash: string;
-  readonly autoLink: boolean;
-  readonly mapping: string | null;
-  readonly tenant: string;
-  readonly product: string;
-  readonly webhookUrl: string | null;
-  readonly webhookSecretSealed: string | null;
-  readonly logWebhookEvents: boolean;
-  readonly requestLog: RequestLogMode;
-  readonly extensions: readonly ExtensionDeclaration[];
-  readonly unknownExtensions: UnknownExtensions;
-  readonly webhookRetry: WebhookRetry;
-  readonly now: Date;
-}
+export type NewScimClientRow = Pick<
+  ScimClient,
+  | "clientId"
+  | "organizationId"
+  | "name"
+  | "secretHash"
+  | "autoLink"
+  | "mapping"
+  | "tenant"
+  | "product"
+  | "webhookUrl"
+  | "webhookSecretSealed"
+  | "logWebhookEvents"
+  | "requestLog"
+  | "extensions"
+  | "unknownExtensions"
+  | "webhookRetry"
+> & { readonly now: Date };
