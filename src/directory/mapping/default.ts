@@ -2,6 +2,7 @@
  * The data mapping used when a SCIM client has none: SCIM user → identity traits
  * `{username, email, name: {first, last, formatted}}`. `email` is the primary email, else the first one; a key whose
  * value is missing is left out (JSONata drops undefined values from objects). Documented in docs/scim-users.md.
+ * No imports: the admin portal's bundle shows the same expression instead of a copy.
  */
 export const DEFAULT_MAPPING = `{
   "username": userName,

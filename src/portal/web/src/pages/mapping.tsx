@@ -2,19 +2,9 @@ import { useEffect, useState } from "preact/hooks";
 import entraUser from "../../../../../test/fixtures/idp/entra-create-user.json";
 import oktaUser from "../../../../../test/fixtures/idp/okta-create-user.json";
 import { type Connection, call, enc } from "../api.js";
+import { DEFAULT_MAPPING } from "../../../../directory/mapping/default.js";
 import { Field, SelectField } from "../fields.js";
 import { ErrorNote, Json, useAction } from "../ui.js";
-
-/** The mapping Roster applies when a connection has none (SCIM user → identity traits). */
-const DEFAULT_MAPPING = `{
-  "username": userName,
-  "email": $append(emails[primary = true].value, emails.value)[0],
-  "name": {
-    "first": name.givenName,
-    "last": name.familyName,
-    "formatted": name.formatted ? name.formatted : displayName
-  }
-}`;
 
 const SAMPLES = {
   okta: { label: "Okta: create user", user: oktaUser },
