@@ -4,6 +4,7 @@ import { MIGRATIONS } from "./migrations/index.js";
 import { ResilientClient } from "./client.js";
 import { namingDialect } from "./driver.js";
 import type { Database } from "./schema.js";
+import { quoteIdent } from "./quote.js";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.js";
 
 export type Db = Kysely<Database>;
@@ -141,7 +142,4 @@ export async function pendingMigrations(db: Db): Promise<number> {
   return all.filter((m) => m.executedAt === undefined).length;
 }
 
-export function quoteIdent(name: string): string {
-  if (!/^[a-z_][a-z0-9_]*$/i.test(name)) throw new Error(`unsafe identifier ${name}`);
-  return `"${name}"`;
-}
+export { quoteIdent };

@@ -1,6 +1,7 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely } from "kysely";
 import pg from "pg";
 import { type Db, quoteIdent } from "../../src/storage/database.js";
+import { namingDialect } from "../../src/storage/driver.js";
 import type { Database } from "../../src/storage/schema.js";
 import type { TestDatabase } from "./database.js";
 
@@ -30,7 +31,7 @@ export function spyOnQueries(database: TestDatabase): QuerySpy {
     options: `-c search_path=${quoteIdent(database.schema)}`,
   });
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: namingDialect(pool, false),
     log: (event) => {
       if (event.level === "query") queries.push({ sql: event.query.sql, parameters: event.query.parameters });
     },

@@ -1,4 +1,5 @@
 import { type Insertable, type Selectable, sql } from "kysely";
+import { type CopyValue, copyRows } from "../../storage/copy.js";
 import type { Db } from "../../storage/database.js";
 import type { ScimRequestLogTable } from "../../storage/schema.js";
 
@@ -39,15 +40,9 @@ export class RequestLogRepo implements RequestLogStore {
     this.#db = db;
   }
 
-  /**
-   * One INSERT per batch, its rows sent as a single JSON parameter: serialising one array is several times cheaper
-   * for Roster than binding 16 parameters a row, and PostgreSQL's JSON parse costs less than as many binds.
-   */
+  /** One COPY per batch (storage/copy.ts): PostgreSQL's cheapest way to append many rows. */
   async insert(rows: readonly NewRequestLogRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await sql`
-      insert into scim_request_log
-      select * from json_populate_recordset(null::scim_request_log, ${JSON.stringify(rows)}::json)`.execute(this.#db);
+    await copyRows(this.#db, "scim_request_log", COLUMNS, rows.map(fieldsOf));
   }
 
   async addCounts(deltas: readonly CountDelta[]): Promise<void> {
@@ -73,7 +68,7 @@ export class RequestLogRepo implements RequestLogStore {
       .execute();
   }
 
-  /** Newest first, on (client_id, id desc) or, with a resource id, on (client_id, resource_id, id desc). */
+  /** Newest first: a backward scan of the primary key (client_id, id) or, with a resource id, of the resource index. */
   async list(
     clientId: string,
     filter: RequestLogFilter,
@@ -132,11 +127,11 @@ export class RequestLogRepo implements RequestLogStore {
     };
   }
 
-  /** Deletes up to `limit` entries older than `cutoffId` (a UUIDv7 bound), oldest first, on the primary key. */
+  /** Deletes up to `limit` entries older than `cutoffId` (a UUIDv7 bound), found through the BRIN index of `id`. */
   async pruneEntries(cutoffId: string, limit: number): Promise<number> {
     const result = await sql`
-      delete from scim_request_log where id in (
-        select id from scim_request_log where id < ${cutoffId}::uuid order by id limit ${limit})`.execute(this.#db);
+      delete from scim_request_log where ctid = any(array(
+        select ctid from scim_request_log where id < ${cutoffId}::uuid limit ${limit}))`.execute(this.#db);
     return Number(result.numAffectedRows ?? 0n);
   }
 
@@ -147,6 +142,44 @@ export class RequestLogRepo implements RequestLogStore {
     return Number(result.numAffectedRows ?? 0n);
   }
 }
+
+const COLUMNS = [
+  "id",
+  "client_id",
+  "organization_id",
+  "time",
+  "method",
+  "path",
+  "query",
+  "status",
+  "scim_type",
+  "duration_ms",
+  "resource_id",
+  "request_body",
+  "request_truncated",
+  "response_body",
+  "response_truncated",
+  "user_agent",
+] as const satisfies readonly (keyof NewRequestLogRow)[];
+
+const fieldsOf = (row: NewRequestLogRow): CopyValue[] => [
+  row.id,
+  row.client_id,
+  row.organization_id,
+  row.time,
+  row.method,
+  row.path,
+  row.query,
+  row.status,
+  row.scim_type,
+  row.duration_ms,
+  row.resource_id,
+  row.request_body,
+  row.request_truncated,
+  row.response_body,
+  row.response_truncated,
+  row.user_agent,
+];
 
 /** The smallest UUIDv7 of a millisecond: every id made before it sorts below. */
 export function uuidv7Floor(ms: number): string {
