@@ -12,6 +12,7 @@ import * as directoryEvents from "./0012-directory-events.js";
 import * as outboxTraceContext from "./0013-outbox-trace-context.js";
 import * as groupExtensions from "./0014-group-extensions.js";
 import * as webhookExchange from "./0015-webhook-exchange.js";
+import * as requestLogKeys from "./0016-request-log-keys.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0013-outbox-trace-context": outboxTraceContext,
   "0014-group-extensions": groupExtensions,
   "0015-webhook-exchange": webhookExchange,
+  "0016-request-log-keys": requestLogKeys,
 };
