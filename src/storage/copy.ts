@@ -2,65 +2,198 @@ import { CompiledQuery, type Kysely } from "kysely";
 import { quoteIdent } from "./quote.js";
 
 /**
- * Bulk loading with `COPY … FROM STDIN`: rows travel as one block of text and PostgreSQL stores them with its
- * multi-row insert, which costs it well under half of what an `INSERT … SELECT` of the same rows from a JSON or array
- * parameter does (parsing, per-row executor work and WAL records). Only for append-only tables written in batches
- * off any request's path; the statement runs on the pool (or in a transaction) like any other.
+ * Bulk loading with `COPY … FROM STDIN (FORMAT binary)`: rows travel as one block and PostgreSQL stores them with
+ * its multi-row insert, which costs it about a third of what an `INSERT … SELECT` of the same rows from a JSON
+ * parameter does (no JSON parse, less per-row executor work and WAL). The binary format spares PostgreSQL the
+ * parsing of text (every byte scanned for delimiters and escapes, then each value's input function): about a
+ * quarter less of its CPU again. Only for append-only tables written in batches off any request's path; the
+ * statement runs on the pool (or in a transaction) like any other.
  */
 
-/** A value of a COPY text-format field. */
-export type CopyValue = string | number | boolean | Date | null | undefined;
+/** The column types copyRows can send, with the JavaScript values each takes. */
+export interface CopyTypes {
+  readonly uuid: string;
+  readonly text: string;
+  readonly timestamptz: Date;
+  readonly int2: number;
+  readonly float8: number;
+  readonly bool: boolean;
+}
+
+export type CopyType = keyof CopyTypes;
+
+export interface CopyColumn {
+  readonly name: string;
+  readonly type: CopyType;
+}
+
+/** A value of a column; null or undefined store NULL. */
+export type CopyValue = CopyTypes[CopyType] | null | undefined;
 
 /** The property a compiled COPY statement carries its data in, from copyRows to the connection (driver.ts). */
 const COPY_DATA = Symbol("roster.copyData");
 
-type WithCopyData = CompiledQuery & { readonly [COPY_DATA]?: string };
+type WithCopyData = CompiledQuery & { readonly [COPY_DATA]?: Buffer };
 
-/** Appends `rows` (each as many values as `columns`) to `table`; resolves with the number of rows stored. */
+/** Appends `rows` (each a value per column, in order) to `table`; resolves with the number of rows stored. */
 export async function copyRows(
   // biome-ignore lint/suspicious/noExplicitAny: any database: only executeQuery is used.
   db: Kysely<any>,
   table: string,
-  columns: readonly string[],
+  columns: readonly CopyColumn[],
   rows: readonly (readonly CopyValue[])[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  let data = "";
-  for (const row of rows) data += copyLine(row);
-  const statement = `copy ${quoteIdent(table)} (${columns.map(quoteIdent).join(", ")}) from stdin`;
-  const query: WithCopyData = Object.freeze({ ...CompiledQuery.raw(statement), [COPY_DATA]: data });
+  const names = columns.map((c) => quoteIdent(c.name)).join(", ");
+  const statement = `copy ${quoteIdent(table)} (${names}) from stdin (format binary)`;
+  const query: WithCopyData = Object.freeze({
+    ...CompiledQuery.raw(statement),
+    [COPY_DATA]: encodeCopyBinary(columns, rows),
+  });
   const result = await db.executeQuery(query);
   return Number(result.numAffectedRows ?? 0n);
 }
 
-/** The rows of a COPY statement built by copyRows, in COPY's text format. */
-export const copyDataOf = (query: CompiledQuery): string | undefined => (query as WithCopyData)[COPY_DATA];
+/** The rows of a COPY statement built by copyRows, in COPY's binary format. */
+export const copyDataOf = (query: CompiledQuery): Buffer | undefined => (query as WithCopyData)[COPY_DATA];
 
-/** One row in COPY's text format: fields separated by tabs, `\N` for null, ended by a newline. */
-export function copyLine(values: readonly CopyValue[]): string {
-  let line = "";
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) line += "\t";
-    line += copyField(values[i]);
-  }
-  return `${line}\n`;
-}
-
-const SPECIAL = /[\\\t\n\r\0]/;
-const SPECIALS = /[\\\t\n\r\0]/g;
+/** The binary format's signature, flags (none) and header extension length (none). */
+const HEADER = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);
+/** Milliseconds from the Unix epoch to PostgreSQL's (2000-01-01T00:00:00Z). */
+const POSTGRES_EPOCH_MS = 946_684_800_000;
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 /**
- * A field in COPY's text format: backslash, tab, newline and carriage return escaped. PostgreSQL's text cannot hold
- * U+0000 at all, so a NUL character becomes U+FFFD (JSON text, the usual content, never has one: JSON.stringify
- * writes it as the six characters `\u0000`).
+ * Rows in COPY's binary format: the header, then per row the number of fields and each field as its length (-1 for
+ * NULL) and bytes in the type's binary form, then -1. A value of the wrong kind for its column throws here, before
+ * anything is sent.
  */
-export function copyField(value: CopyValue): string {
-  if (value === null || value === undefined) return "\\N";
-  if (typeof value === "string") return SPECIAL.test(value) ? value.replace(SPECIALS, escapeChar) : value;
-  if (typeof value === "boolean") return value ? "t" : "f";
-  if (typeof value === "number") return String(value);
-  return value.toISOString();
+export function encodeCopyBinary(columns: readonly CopyColumn[], rows: readonly (readonly CopyValue[])[]): Buffer {
+  const out = new Writer();
+  out.bytes(HEADER);
+  for (const row of rows) {
+    if (row.length !== columns.length)
+      throw new Error(`a COPY row has ${row.length} values for ${columns.length} columns`);
+    out.int16(columns.length);
+    for (let i = 0; i < columns.length; i++) field(out, (columns[i] as CopyColumn).type, row[i]);
+  }
+  out.int16(-1);
+  return out.done();
 }
 
-const escapeChar = (c: string): string =>
-  c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\uFFFD";
+function field(out: Writer, type: CopyType, value: CopyValue): void {
+  if (value === null || value === undefined) {
+    out.int32(-1);
+    return;
+  }
+  switch (type) {
+    case "text":
+      out.text(expect(value, "string", type));
+      return;
+    case "uuid": {
+      const uuid = expect(value, "string", type);
+      if (!UUID.test(uuid)) throw new Error(`not a uuid: ${uuid}`);
+      out.int32(16);
+      out.hex(uuid.replaceAll("-", ""));
+      return;
+    }
+    case "timestamptz": {
+      if (!(value instanceof Date) || Number.isNaN(value.getTime()))
+        throw new Error("a timestamptz needs a valid Date");
+      out.int32(8);
+      out.int64(BigInt(value.getTime() - POSTGRES_EPOCH_MS) * 1000n);
+      return;
+    }
+    case "int2": {
+      const n = expect(value, "number", type);
+      if (!Number.isInteger(n) || n < -32_768 || n > 32_767) throw new Error(`not an int2: ${n}`);
+      out.int32(2);
+      out.int16(n);
+      return;
+    }
+    case "float8":
+      out.int32(8);
+      out.float64(expect(value, "number", type));
+      return;
+    case "bool":
+      out.int32(1);
+      out.byte(expect(value, "boolean", type) ? 1 : 0);
+      return;
+  }
+}
+
+function expect<K extends "string" | "number" | "boolean">(
+  value: Exclude<CopyValue, null | undefined>,
+  kind: K,
+  type: CopyType,
+): K extends "string" ? string : K extends "number" ? number : boolean {
+  if (typeof value !== kind) throw new Error(`a ${type} column needs a ${kind}, not ${typeof value}`);
+  return value as K extends "string" ? string : K extends "number" ? number : boolean;
+}
+
+/** An append-only byte buffer that grows by doubling. */
+class Writer {
+  #buf = Buffer.allocUnsafe(64 * 1024);
+  #pos = 0;
+
+  #room(n: number): void {
+    if (this.#pos + n <= this.#buf.length) return;
+    let size = this.#buf.length * 2;
+    while (size < this.#pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.#buf.copy(next, 0, 0, this.#pos);
+    this.#buf = next;
+  }
+
+  bytes(b: Buffer): void {
+    this.#room(b.length);
+    b.copy(this.#buf, this.#pos);
+    this.#pos += b.length;
+  }
+
+  byte(n: number): void {
+    this.#room(1);
+    this.#buf[this.#pos++] = n;
+  }
+
+  int16(n: number): void {
+    this.#room(2);
+    this.#pos = this.#buf.writeInt16BE(n, this.#pos);
+  }
+
+  int32(n: number): void {
+    this.#room(4);
+    this.#pos = this.#buf.writeInt32BE(n, this.#pos);
+  }
+
+  int64(n: bigint): void {
+    this.#room(8);
+    this.#pos = this.#buf.writeBigInt64BE(n, this.#pos);
+  }
+
+  float64(n: number): void {
+    this.#room(8);
+    this.#pos = this.#buf.writeDoubleBE(n, this.#pos);
+  }
+
+  hex(s: string): void {
+    this.#room(s.length >> 1);
+    this.#pos += this.#buf.write(s, this.#pos, "hex");
+  }
+
+  /**
+   * Length-prefixed UTF-8. PostgreSQL's text cannot hold U+0000, so a NUL character becomes U+FFFD (JSON text, the
+   * usual content, never has one: JSON.stringify writes it as the six characters `\u0000`).
+   */
+  text(s: string): void {
+    const value = s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s;
+    this.#room(4 + value.length * 3);
+    const written = this.#buf.write(value, this.#pos + 4, "utf8");
+    this.#buf.writeInt32BE(written, this.#pos);
+    this.#pos += 4 + written;
+  }
+
+  done(): Buffer {
+    return this.#buf.subarray(0, this.#pos);
+  }
+}

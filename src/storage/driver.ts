@@ -92,7 +92,7 @@ class NamingConnection implements DatabaseConnection {
   }
 
   /** A `COPY … FROM STDIN` with its rows (copy.ts); resolves with the number of rows stored. */
-  #copyIn(statement: string, data: string): Promise<number> {
+  #copyIn(statement: string, data: Buffer): Promise<number> {
     return new Promise((resolve, reject) => {
       const stream = this.client.query(copyFrom(statement));
       stream.on("error", reject);

@@ -1,18 +1,27 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { copyRows } from "../../src/storage/copy.js";
+import { type CopyColumn, copyRows } from "../../src/storage/copy.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/app.js";
 
 let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase();
-  await sql`create table copy_probe (n int primary key, t text, b boolean, at timestamptz, x double precision)`.execute(
-    database.db,
-  );
+  await sql`
+    create table copy_probe (n int2 primary key, t text, u uuid, b boolean, at timestamptz, x double precision)
+  `.execute(database.db);
 });
 afterAll(async () => database.close());
 
-const TRICKY = [
+const COLUMNS: CopyColumn[] = [
+  { name: "n", type: "int2" },
+  { name: "t", type: "text" },
+  { name: "u", type: "uuid" },
+  { name: "b", type: "bool" },
+  { name: "at", type: "timestamptz" },
+  { name: "x", type: "float8" },
+];
+
+const TEXTS = [
   'a JSON body: {"userName":"a\\"b","note":"line\\nbreak"}',
   "a tab\there, a newline\nhere, a carriage return\rhere, a backslash \\ here",
   "\\N",
@@ -21,52 +30,66 @@ const TRICKY = [
   "x".repeat(200_000),
 ];
 
-it("stores every row exactly as given, whatever its text holds, and says how many", async () => {
+interface Probe {
+  n: number;
+  t: string | null;
+  u: string | null;
+  b: boolean | null;
+  at: Date | null;
+  x: number | null;
+}
+
+const read = async (): Promise<Probe[]> =>
+  (await sql<Probe>`select n, t, u::text as u, b, at, x from copy_probe order by n`.execute(database.db)).rows;
+
+it("stores every value exactly as given, whatever its text holds, and says how many rows", async () => {
   const at = new Date(Date.UTC(2026, 10, 25, 12, 0, 0, 123));
-  const rows = TRICKY.map((t, n) => [n, t, n % 2 === 0, at, n + 0.5] as const);
-  const stored = await copyRows(
-    database.db,
-    "copy_probe",
-    ["n", "t", "b", "at", "x"],
-    [...rows, [99, null, null, null, null]],
-  );
-  expect(stored).toBe(TRICKY.length + 1);
-  const { rows: back } = await sql<{
-    n: number;
-    t: string | null;
-    b: boolean | null;
-    at: Date | null;
-    x: number | null;
-  }>`
-    select n, t, b, at, x from copy_probe order by n`.execute(database.db);
-  expect(back.map((r) => r.t)).toEqual([...TRICKY, null]);
-  expect(back.map((r) => r.b)).toEqual([...TRICKY.map((_t, n) => n % 2 === 0), null]);
+  const before2000 = new Date(Date.UTC(1999, 11, 31, 23, 59, 59, 999));
+  const uuid = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+  const rows = TEXTS.map((t, n) => [n, t, uuid, n % 2 === 0, n === 1 ? before2000 : at, n - 0.25]);
+  const stored = await copyRows(database.db, "copy_probe", COLUMNS, [...rows, [99, null, null, null, null, null]]);
+  expect(stored).toBe(TEXTS.length + 1);
+  const back = await read();
+  expect(back.map((r) => r.t)).toEqual([...TEXTS, null]);
+  expect(back.map((r) => r.b)).toEqual([...TEXTS.map((_t, n) => n % 2 === 0), null]);
+  expect(back[0]?.u).toBe(uuid);
   expect(back[0]?.at?.toISOString()).toBe(at.toISOString());
-  expect(back[1]?.x).toBe(1.5);
-  expect(back.at(-1)).toEqual({ n: 99, t: null, b: null, at: null, x: null });
+  expect(back[1]?.at?.toISOString()).toBe(before2000.toISOString());
+  expect(back.map((r) => r.x)).toEqual([...TEXTS.map((_t, n) => n - 0.25), null]);
+  expect(back.at(-1)).toEqual({ n: 99, t: null, u: null, b: null, at: null, x: null });
+  await sql`delete from copy_probe`.execute(database.db);
+});
+
+it("stores a NUL character, which PostgreSQL text cannot hold, as U+FFFD", async () => {
+  await copyRows(database.db, "copy_probe", COLUMNS.slice(0, 2), [[1, "a\u0000b"]]);
+  expect((await read())[0]?.t).toBe("a\uFFFDb");
+  await sql`delete from copy_probe`.execute(database.db);
 });
 
 it("stores nothing for no rows", async () => {
-  expect(await copyRows(database.db, "copy_probe", ["n"], [])).toBe(0);
+  expect(await copyRows(database.db, "copy_probe", COLUMNS, [])).toBe(0);
 });
 
-it("fails as a whole on a bad row, inside a transaction too, leaving the connection usable", async () => {
+it("refuses a value of the wrong kind before sending anything", async () => {
+  await expect(copyRows(database.db, "copy_probe", COLUMNS.slice(0, 2), [[1, 5]])).rejects.toThrow(
+    "a text column needs a string",
+  );
+  await expect(copyRows(database.db, "copy_probe", COLUMNS.slice(0, 1), [[40_000]])).rejects.toThrow("not an int2");
+  await expect(
+    copyRows(database.db, "copy_probe", [COLUMNS[0] as CopyColumn, COLUMNS[2] as CopyColumn], [[1, "x"]]),
+  ).rejects.toThrow("not a uuid");
+  expect(await read()).toEqual([]);
+});
+
+it("fails as a whole when PostgreSQL refuses a row, inside a transaction too, leaving the connection usable", async () => {
   await expect(
     database.db.transaction().execute(async (trx) => {
-      await copyRows(
-        trx,
-        "copy_probe",
-        ["n", "t"],
-        [
-          [1000, "fine"],
-          ["not a number", "bad"],
-        ],
-      );
+      await copyRows(trx, "copy_probe", COLUMNS.slice(0, 2), [
+        [7, "first"],
+        [7, "the same key again"],
+      ]);
     }),
-  ).rejects.toThrow(/invalid input syntax for type integer/);
-  const { rows } = await sql<{ c: number }>`select count(*)::int as c from copy_probe where n = 1000`.execute(
-    database.db,
-  );
-  expect(rows[0]?.c).toBe(0);
-  expect(await copyRows(database.db, "copy_probe", ["n", "t"], [[1001, "after"]])).toBe(1);
+  ).rejects.toThrow(/duplicate key value/);
+  expect(await read()).toEqual([]);
+  expect(await copyRows(database.db, "copy_probe", COLUMNS.slice(0, 2), [[8, "after"]])).toBe(1);
 });

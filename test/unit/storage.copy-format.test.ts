@@ -1,36 +1,75 @@
 import { describe, expect, it } from "vitest";
-import { type CopyValue, copyField, copyLine } from "../../src/storage/copy.js";
+import { type CopyColumn, type CopyValue, encodeCopyBinary } from "../../src/storage/copy.js";
 
-describe("copyField: one value in COPY's text format", () => {
-  const cases: Array<[string, CopyValue, string]> = [
-    ["null", null, "\\N"],
-    ["undefined", undefined, "\\N"],
-    ["plain text, unchanged", "Okta SCIM Client 1.0.0", "Okta SCIM Client 1.0.0"],
-    ["empty text (not null)", "", ""],
-    ["the two characters backslash N are text, not null", "\\N", "\\\\N"],
-    ["backslash", 'a\\"b', 'a\\\\"b'],
-    ["tab", "a\tb", "a\\tb"],
-    ["newline", "a\nb", "a\\nb"],
-    ["carriage return", "a\r\nb", "a\\r\\nb"],
-    ["every special at once", "\\\t\n\r", "\\\\\\t\\n\\r"],
-    ["NUL, which PostgreSQL text cannot hold", "a\u0000b", "a\uFFFDb"],
-    ["non-ASCII, unchanged", "Zoë 李 🙂", "Zoë 李 🙂"],
-    ["true", true, "t"],
-    ["false", false, "f"],
-    ["integer", 404, "404"],
-    ["fraction", 3.25, "3.25"],
-    ["date", new Date(Date.UTC(2026, 10, 25, 17, 4, 5, 6)), "2026-11-25T17:04:05.006Z"],
+const HEADER = "5047434f50590aff0d0a00" + "00000000" + "00000000";
+const TRAILER = "ffff";
+
+/** One row of one column, as hex: the field count (1), then the field. */
+const one = (type: CopyColumn["type"], value: CopyValue): string =>
+  encodeCopyBinary([{ name: "c", type }], [[value]]).toString("hex");
+
+describe("encodeCopyBinary: COPY's binary format", () => {
+  it("frames the rows: signature, flags and header extension, then the rows, then -1", () => {
+    expect(encodeCopyBinary([{ name: "c", type: "int2" }], []).toString("hex")).toBe(HEADER + TRAILER);
+  });
+
+  const fields: Array<[string, CopyColumn["type"], CopyValue, string]> = [
+    ["null", "text", null, "ffffffff"],
+    ["undefined", "uuid", undefined, "ffffffff"],
+    ["empty text (not null)", "text", "", "00000000"],
+    ["text as UTF-8, its byte length first", "text", "Zoë", "000000045a6fc3ab"],
+    ["NUL as U+FFFD", "text", "\u0000", "00000003efbfbd"],
+    ["uuid: 16 bytes", "uuid", "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "000000100193a1b2c3d47e5f8a9b0c1d2e3f4a5b"],
+    [
+      "timestamptz: microseconds since 2000-01-01",
+      "timestamptz",
+      new Date(Date.UTC(2000, 0, 1, 0, 0, 1)),
+      "0000000800000000000f4240",
+    ],
+    [
+      "timestamptz before 2000: negative",
+      "timestamptz",
+      new Date(Date.UTC(1999, 11, 31, 23, 59, 59, 999)),
+      "00000008fffffffffffffc18",
+    ],
+    ["int2", "int2", 404, "000000020194"],
+    ["float8", "float8", 1.5, "000000083ff8000000000000"],
+    ["true", "bool", true, "0000000101"],
+    ["false", "bool", false, "0000000100"],
   ];
-  it.each(cases)("%s", (_name, value, expected) => {
-    expect(copyField(value)).toBe(expected);
+  it.each(fields)("%s", (_name, type, value, field) => {
+    expect(one(type, value)).toBe(`${HEADER}0001${field}${TRAILER}`);
   });
-});
 
-describe("copyLine: one row", () => {
-  it("separates fields with tabs and ends with a newline", () => {
-    expect(copyLine(["a", null, 1, false])).toBe("a\t\\N\t1\tf\n");
+  const refused: Array<[string, CopyColumn["type"], CopyValue, string]> = [
+    ["a number for text", "text", 5, "a text column needs a string"],
+    ["a malformed uuid", "uuid", "0193a1b2-zzzz", "not a uuid"],
+    ["an int2 out of range", "int2", 32_768, "not an int2"],
+    ["a fraction for int2", "int2", 1.5, "not an int2"],
+    ["a string for timestamptz", "timestamptz", "2026-11-25", "a timestamptz needs a valid Date"],
+    ["an invalid Date", "timestamptz", new Date(Number.NaN), "a timestamptz needs a valid Date"],
+    ["a string for bool", "bool", "t", "a bool column needs a boolean"],
+  ];
+  it.each(refused)("refuses %s", (_name, type, value, message) => {
+    expect(() => one(type, value)).toThrow(message);
   });
-  it("keeps a field's own tab and newline inside the field", () => {
-    expect(copyLine(["x\ty", "z\n"])).toBe("x\\ty\tz\\n\n");
+
+  it("refuses a row with a value too few", () => {
+    expect(() =>
+      encodeCopyBinary(
+        [
+          { name: "a", type: "int2" },
+          { name: "b", type: "int2" },
+        ],
+        [[1]],
+      ),
+    ).toThrow("a COPY row has 1 values for 2 columns");
+  });
+
+  it("grows past its first buffer", () => {
+    const big = "é".repeat(100_000);
+    const out = encodeCopyBinary([{ name: "c", type: "text" }], [[big], [big]]);
+    expect(out.length).toBe(19 + 2 * (2 + 4 + 200_000) + 2);
+    expect(out.subarray(19 + 2 + 4, 19 + 2 + 4 + 200_000).toString("utf8")).toBe(big);
   });
 });

@@ -1,5 +1,5 @@
 import { type Insertable, type Selectable, sql } from "kysely";
-import { type CopyValue, copyRows } from "../../storage/copy.js";
+import { type CopyColumn, type CopyValue, copyRows } from "../../storage/copy.js";
 import type { Db } from "../../storage/database.js";
 import type { ScimRequestLogTable } from "../../storage/schema.js";
 
@@ -143,25 +143,26 @@ export class RequestLogRepo implements RequestLogStore {
   }
 }
 
-const COLUMNS = [
-  "id",
-  "client_id",
-  "organization_id",
-  "time",
-  "method",
-  "path",
-  "query",
-  "status",
-  "scim_type",
-  "duration_ms",
-  "resource_id",
-  "request_body",
-  "request_truncated",
-  "response_body",
-  "response_truncated",
-  "user_agent",
-] as const satisfies readonly (keyof NewRequestLogRow)[];
+const COLUMNS: readonly CopyColumn[] = [
+  { name: "id", type: "uuid" },
+  { name: "client_id", type: "text" },
+  { name: "organization_id", type: "uuid" },
+  { name: "time", type: "timestamptz" },
+  { name: "method", type: "text" },
+  { name: "path", type: "text" },
+  { name: "query", type: "text" },
+  { name: "status", type: "int2" },
+  { name: "scim_type", type: "text" },
+  { name: "duration_ms", type: "float8" },
+  { name: "resource_id", type: "text" },
+  { name: "request_body", type: "text" },
+  { name: "request_truncated", type: "bool" },
+  { name: "response_body", type: "text" },
+  { name: "response_truncated", type: "bool" },
+  { name: "user_agent", type: "text" },
+];
 
+/** A row's values in the order of COLUMNS. */
 const fieldsOf = (row: NewRequestLogRow): CopyValue[] => [
   row.id,
   row.client_id,
