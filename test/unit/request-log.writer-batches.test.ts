@@ -24,6 +24,9 @@ function heldStore() {
   return { store, batches, release };
 }
 
+const writerOver = (store: RequestLogStore, batchSize: number) =>
+  new RequestLogWriter({ store, clock: systemClock, logger: createLogger("silent"), onDrop: () => {}, batchSize });
+
 const request = (n: number): ObservedRequest => ({
   client: { clientId: "writer-batches", organizationId: "01900000-0000-7000-8000-000000000000" },
   time: Date.UTC(2026, 10, 25) + n,
@@ -39,14 +42,7 @@ const request = (n: number): ObservedRequest => ({
 
 it("writes whole batches under load, and the rest of the buffer only when flushed", async () => {
   const { store, batches, release } = heldStore();
-  const writer = new RequestLogWriter({
-    store,
-    clock: systemClock,
-    logger: createLogger("silent"),
-    onDrop: () => {},
-    batchSize: 10,
-    capacity: 1_000,
-  });
+  const writer = writerOver(store, 10);
   for (let n = 0; n < 10; n++) writer.enqueue(request(n));
   expect(batches.map((b) => b.length)).toEqual([10]);
   // 25 more arrive while the first batch is being written.
@@ -67,14 +63,7 @@ it("writes whole batches under load, and the rest of the buffer only when flushe
 
 it("a flush asked for while a batch is in flight writes what was buffered when it was asked, after that batch", async () => {
   const { store, batches, release } = heldStore();
-  const writer = new RequestLogWriter({
-    store,
-    clock: systemClock,
-    logger: createLogger("silent"),
-    onDrop: () => {},
-    batchSize: 4,
-    capacity: 100,
-  });
+  const writer = writerOver(store, 4);
   for (let n = 0; n < 6; n++) writer.enqueue(request(n));
   expect(batches.map((b) => b.length)).toEqual([4]);
   let done = false;

@@ -143,7 +143,7 @@ export class RequestLogRepo implements RequestLogStore {
   }
 }
 
-const COLUMNS: readonly CopyColumn[] = [
+const COLUMNS: readonly (CopyColumn & { readonly name: keyof NewRequestLogRow })[] = [
   { name: "id", type: "uuid" },
   { name: "client_id", type: "text" },
   { name: "organization_id", type: "uuid" },
@@ -163,24 +163,7 @@ const COLUMNS: readonly CopyColumn[] = [
 ];
 
 /** A row's values in the order of COLUMNS. */
-const fieldsOf = (row: NewRequestLogRow): CopyValue[] => [
-  row.id,
-  row.client_id,
-  row.organization_id,
-  row.time,
-  row.method,
-  row.path,
-  row.query,
-  row.status,
-  row.scim_type,
-  row.duration_ms,
-  row.resource_id,
-  row.request_body,
-  row.request_truncated,
-  row.response_body,
-  row.response_truncated,
-  row.user_agent,
-];
+const fieldsOf = (row: NewRequestLogRow): CopyValue[] => COLUMNS.map((c) => row[c.name]);
 
 /** The smallest UUIDv7 of a millisecond: every id made before it sorts below. */
 export function uuidv7Floor(ms: number): string {
