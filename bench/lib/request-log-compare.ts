@@ -14,8 +14,6 @@ export interface CompareOptions {
 interface Sample {
   readonly perSecond: number;
   readonly cpuMsPerRequest: number;
-  readonly rosterCpuMsPerRequest: number;
-  readonly postgresCpuMsPerRequest: number;
 }
 
 export interface OpComparison {
@@ -45,8 +43,6 @@ export async function compareRequestLog(o: CompareOptions): Promise<{ last: OpRe
         entry[mode].push({
           perSecond: m.requestsPerSecond,
           cpuMsPerRequest: m.serverCpuMsPerRequest + m.postgresCpuMsPerRequest,
-          rosterCpuMsPerRequest: m.serverCpuMsPerRequest,
-          postgresCpuMsPerRequest: m.postgresCpuMsPerRequest,
         });
         o.log(
           `  ${op.name} (${mode}): CPU per request Roster ${(m.serverCpuMsPerRequest * 1000).toFixed(0)} µs, ` +

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely } from "kysely";
+import { isUuid } from "../platform/ids.js";
 import { quoteIdent } from "./quote.js";
 
 /**
@@ -61,7 +62,6 @@ export const copyDataOf = (query: CompiledQuery): Buffer | undefined => (query a
 const HEADER = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);
 /** Milliseconds from the Unix epoch to PostgreSQL's (2000-01-01T00:00:00Z). */
 const POSTGRES_EPOCH_MS = 946_684_800_000;
-const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 /**
  * Rows in COPY's binary format: the header, then per row the number of fields and each field as its length (-1 for
@@ -92,7 +92,7 @@ function field(out: Writer, type: CopyType, value: CopyValue): void {
       return;
     case "uuid": {
       const uuid = expect(value, "string", type);
-      if (!UUID.test(uuid)) throw new Error(`not a uuid: ${uuid}`);
+      if (!isUuid(uuid)) throw new Error(`not a uuid: ${uuid}`);
       out.int32(16);
       out.hex(uuid.replaceAll("-", ""));
       return;

@@ -32,7 +32,7 @@ export interface RequestLogWriterOptions {
 /**
  * The request log's way to the database, off every request's path: a request's hook appends what it saw (by
  * reference) to a bounded array and returns; one batch at a time is turned into redacted rows and written by a
- * single multi-row INSERT, as soon as a batch is full, and what is left every second. A full
+ * single COPY, as soon as a batch is full, and what is left every second. A full
  * buffer drops the new entry (counted, logged at most once a minute): a slow or stalled database never slows or fails
  * a SCIM request. Counts of requests and errors per client and hour are summed in memory and added with each flush.
  */
@@ -140,7 +140,7 @@ export class RequestLogWriter {
 
   /**
    * Writes full batches while the buffer holds one, and partial ones only up to what a flush asked for: under load
-   * each INSERT carries a whole batch, instead of the few entries that arrived while the previous one was written
+   * each COPY carries a whole batch, instead of the few entries that arrived while the previous one was written
    * (a statement per couple of dozen rows costs PostgreSQL several times more per row).
    */
   async #writeBatches(): Promise<void> {
