@@ -17,8 +17,14 @@ export interface CopyTypes {
   readonly text: string;
   readonly timestamptz: Date;
   readonly int2: number;
+  readonly int4: number;
   readonly float8: number;
   readonly bool: boolean;
+  readonly bytea: Uint8Array;
+  readonly "text[]": readonly string[];
+  readonly "int2[]": readonly number[];
+  /** Strings are stored as their UTF-8 bytes. */
+  readonly "bytea[]": readonly (Uint8Array | string | null)[];
 }
 
 export type CopyType = keyof CopyTypes;
@@ -104,11 +110,15 @@ function field(out: Writer, type: CopyType, value: CopyValue): void {
       out.int64(BigInt(value.getTime() - POSTGRES_EPOCH_MS) * 1000n);
       return;
     }
-    case "int2": {
-      const n = expect(value, "number", type);
-      if (!Number.isInteger(n) || n < -32_768 || n > 32_767) throw new Error(`not an int2: ${n}`);
+    case "int2":
       out.int32(2);
-      out.int16(n);
+      out.int16(int2(expect(value, "number", type)));
+      return;
+    case "int4": {
+      const n = expect(value, "number", type);
+      if (!Number.isInteger(n) || n < -2_147_483_648 || n > 2_147_483_647) throw new Error(`not an int4: ${n}`);
+      out.int32(4);
+      out.int32(n);
       return;
     }
     case "float8":
@@ -119,7 +129,72 @@ function field(out: Writer, type: CopyType, value: CopyValue): void {
       out.int32(1);
       out.byte(expect(value, "boolean", type) ? 1 : 0);
       return;
+    case "bytea": {
+      if (!(value instanceof Uint8Array)) throw new Error(`a bytea column needs a Uint8Array, not ${typeof value}`);
+      out.int32(value.length);
+      out.bytes(value);
+      return;
+    }
+    case "text[]":
+      array(out, TEXT_OID, expectArray(value, type), (v) => out.text(expectElement(v, "string", type)));
+      return;
+    case "int2[]":
+      array(out, INT2_OID, expectArray(value, type), (v) => {
+        out.int32(2);
+        out.int16(int2(expectElement(v, "number", type)));
+      });
+      return;
+    case "bytea[]":
+      array(out, BYTEA_OID, expectArray(value, type), (v) => {
+        if (v === null) out.int32(-1);
+        else if (typeof v === "string") out.utf8(v);
+        else if (v instanceof Uint8Array) {
+          out.int32(v.length);
+          out.bytes(v);
+        } else throw new Error(`a bytea[] column needs elements of type string, Uint8Array or null, not ${typeof v}`);
+      });
+      return;
   }
+}
+
+const TEXT_OID = 25;
+const INT2_OID = 21;
+const BYTEA_OID = 17;
+
+/**
+ * A one-dimensional array: its byte length, then the number of dimensions (0 for an empty array), whether an
+ * element is null, the element type, the dimension's size and lower bound (1), then each element as a field.
+ */
+function array<T>(out: Writer, elementOid: number, values: readonly T[], element: (v: T) => void): void {
+  const length = out.reserveInt32();
+  out.int32(values.length === 0 ? 0 : 1);
+  out.int32(values.includes(null as T) ? 1 : 0);
+  out.int32(elementOid);
+  if (values.length > 0) {
+    out.int32(values.length);
+    out.int32(1);
+    for (const v of values) element(v);
+  }
+  out.fillInt32(length, out.position - length - 4);
+}
+
+function int2(n: number): number {
+  if (!Number.isInteger(n) || n < -32_768 || n > 32_767) throw new Error(`not an int2: ${n}`);
+  return n;
+}
+
+function expectArray(value: Exclude<CopyValue, null | undefined>, type: CopyType): readonly unknown[] {
+  if (!Array.isArray(value)) throw new Error(`a ${type} column needs an array, not ${typeof value}`);
+  return value;
+}
+
+function expectElement<K extends "string" | "number">(
+  value: unknown,
+  kind: K,
+  type: CopyType,
+): K extends "string" ? string : number {
+  if (typeof value !== kind) throw new Error(`a ${type} column needs elements of type ${kind}, not ${typeof value}`);
+  return value as K extends "string" ? string : number;
 }
 
 function expect<K extends "string" | "number" | "boolean">(
@@ -145,9 +220,24 @@ class Writer {
     this.#buf = next;
   }
 
-  bytes(b: Buffer): void {
+  get position(): number {
+    return this.#pos;
+  }
+
+  /** Leaves room for an int32 written later with fillInt32; returns where it is. */
+  reserveInt32(): number {
+    this.#room(4);
+    this.#pos += 4;
+    return this.#pos - 4;
+  }
+
+  fillInt32(at: number, n: number): void {
+    this.#buf.writeInt32BE(n, at);
+  }
+
+  bytes(b: Uint8Array): void {
     this.#room(b.length);
-    b.copy(this.#buf, this.#pos);
+    this.#buf.set(b, this.#pos);
     this.#pos += b.length;
   }
 
@@ -186,9 +276,13 @@ class Writer {
    * usual content, never has one: JSON.stringify writes it as the six characters `\u0000`).
    */
   text(s: string): void {
-    const value = s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s;
-    this.#room(4 + value.length * 3);
-    const written = this.#buf.write(value, this.#pos + 4, "utf8");
+    this.utf8(s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s);
+  }
+
+  /** Length-prefixed UTF-8, as it is. */
+  utf8(s: string): void {
+    this.#room(4 + s.length * 3);
+    const written = this.#buf.write(s, this.#pos + 4, "utf8");
     this.#buf.writeInt32BE(written, this.#pos);
     this.#pos += 4 + written;
   }

@@ -36,6 +36,35 @@ describe("encodeCopyBinary: COPY's binary format", () => {
     ["float8", "float8", 1.5, "000000083ff8000000000000"],
     ["true", "bool", true, "0000000101"],
     ["false", "bool", false, "0000000100"],
+    ["int4", "int4", -2, "00000004fffffffe"],
+    ["bytea: its bytes as they are", "bytea", Uint8Array.of(0, 0xff), "0000000200ff"],
+    [
+      "text[]: dimensions, no nulls, element type 25, size and lower bound, then each element",
+      "text[]",
+      ["a", "bc"],
+      "0000001f" + "00000001" + "00000000" + "00000019" + "00000002" + "00000001" + "0000000161" + "000000026263",
+    ],
+    ["an empty text[]: no dimension", "text[]", [], "0000000c" + "00000000" + "00000000" + "00000019"],
+    [
+      "int2[]: element type 21",
+      "int2[]",
+      [404],
+      "0000001a" + "00000001" + "00000000" + "00000015" + "00000001" + "00000001" + "000000020194",
+    ],
+    [
+      "bytea[]: strings as UTF-8 (a NUL kept), bytes as they are, nulls flagged",
+      "bytea[]",
+      ["é\u0000", null, Uint8Array.of(0xff)],
+      "00000024" +
+        "00000001" +
+        "00000001" +
+        "00000011" +
+        "00000003" +
+        "00000001" +
+        "00000003c3a900" +
+        "ffffffff" +
+        "00000001ff",
+    ],
   ];
   it.each(fields)("%s", (_name, type, value, field) => {
     expect(one(type, value)).toBe(`${HEADER}0001${field}${TRAILER}`);
@@ -49,6 +78,13 @@ describe("encodeCopyBinary: COPY's binary format", () => {
     ["a string for timestamptz", "timestamptz", "2026-11-25", "a timestamptz needs a valid Date"],
     ["an invalid Date", "timestamptz", new Date(Number.NaN), "a timestamptz needs a valid Date"],
     ["a string for bool", "bool", "t", "a bool column needs a boolean"],
+    ["an int4 out of range", "int4", 2 ** 31, "not an int4"],
+    ["a string for bytea", "bytea", "ff", "a bytea column needs a Uint8Array"],
+    ["a string for text[]", "text[]", "{a}", "a text[] column needs an array"],
+    ["a number in text[]", "text[]", ["a", 1] as unknown as string[], "elements of type string, not number"],
+    ["a null in text[]", "text[]", [null] as unknown as string[], "elements of type string, not object"],
+    ["an int2 out of range in int2[]", "int2[]", [1, 40_000], "not an int2: 40000"],
+    ["a number in bytea[]", "bytea[]", [1] as unknown as string[], "elements of type string, Uint8Array or null"],
   ];
   it.each(refused)("refuses %s", (_name, type, value, message) => {
     expect(() => one(type, value)).toThrow(message);
