@@ -3,23 +3,20 @@ import type { ColumnType } from "kysely";
 /** Row types of the operational tables: request log, audit trail and webhook dispatcher heartbeats. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
-export interface ScimRequestLogTable {
-  id: string;
+/** One segment of a client's SCIM request log: the entries of one written batch (migration 0017). */
+export interface ScimRequestLogSegmentsTable {
   client_id: string;
+  last_id: string;
+  first_id: string;
   organization_id: string;
-  time: Timestamp;
-  method: string;
-  path: string;
-  query: string;
-  status: number;
-  scim_type: string | null;
-  duration_ms: number;
-  resource_id: string | null;
-  request_body: string | null;
-  request_truncated: boolean;
-  response_body: string | null;
-  response_truncated: boolean;
-  user_agent: string | null;
+  entry_count: number;
+  statuses: number[];
+  methods: string[];
+  resource_ids: string[];
+  /** UTF-8 JSON: an array of entries without their bodies, each an array of fields (see the migration). */
+  entries: Buffer;
+  /** The entries' request bodies, then their response bodies. */
+  bodies: (Buffer | null)[];
 }
 
 export interface ScimRequestCountsTable {

@@ -2,14 +2,14 @@ import type { ColumnType, Generated, GeneratedAlways } from "kysely";
 import type {
   AdminAuditLogTable,
   ScimRequestCountsTable,
-  ScimRequestLogTable,
+  ScimRequestLogSegmentsTable,
   WebhookDispatchersTable,
 } from "./schema-operations.js";
 
 export type {
   AdminAuditLogTable,
   ScimRequestCountsTable,
-  ScimRequestLogTable,
+  ScimRequestLogSegmentsTable,
   WebhookDispatchersTable,
 } from "./schema-operations.js";
 
@@ -34,7 +34,7 @@ export interface Database {
   directory_events: DirectoryEventsTable;
   resource_counts: ResourceCountsTable;
   admin_tokens: AdminTokensTable;
-  scim_request_log: ScimRequestLogTable;
+  scim_request_log_segments: ScimRequestLogSegmentsTable;
   scim_request_counts: ScimRequestCountsTable;
   admin_audit_log: AdminAuditLogTable;
 }

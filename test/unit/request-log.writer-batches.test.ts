@@ -1,13 +1,13 @@
 import { expect, it } from "vitest";
 import type { ObservedRequest } from "../../src/observability/request-log/entry.js";
-import type { NewRequestLogRow, RequestLogStore } from "../../src/observability/request-log/repo.js";
+import type { RequestLogEntry, RequestLogStore } from "../../src/observability/request-log/repo.js";
 import { RequestLogWriter } from "../../src/observability/request-log/writer.js";
 import { systemClock } from "../../src/platform/clock.js";
 import { createLogger } from "../../src/platform/logger.js";
 
 /** A store whose writes finish only when the test says so. */
 function heldStore() {
-  const batches: NewRequestLogRow[][] = [];
+  const batches: RequestLogEntry[][] = [];
   const waiting: Array<() => void> = [];
   const store: RequestLogStore = {
     insert: (rows) => {

@@ -2,7 +2,12 @@ import type { FastifyInstance } from "fastify";
 import { invalidArgument, notFound } from "../errors.js";
 import { first, pageOf, parsePageRequest, requireUuid } from "../paging.js";
 import type { AuditRepo, AuditRow } from "../../observability/audit/repo.js";
-import type { RequestLogFilter, RequestLogRepo, RequestLogRow } from "../../observability/request-log/repo.js";
+import type {
+  RequestLogEntry,
+  RequestLogFilter,
+  RequestLogRepo,
+  RequestLogSummary,
+} from "../../observability/request-log/repo.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -27,14 +32,14 @@ export function registerObservabilityRoutes(scope: FastifyInstance, deps: Observ
     }
     const rows = await deps.requestLog.list(req.params.clientId, filter, before, page.pageSize + 1);
     const { items, next_page_token } = pageOf(rows, page.pageSize, (r) => r.id);
-    return { requests: items.map((r) => requestJson(r, false)), next_page_token };
+    return { requests: items.map(summaryJson), next_page_token };
   });
 
   scope.get<{ Params: { clientId: string; id: string } }>("/scimClients/:clientId/requests/:id", async (req) => {
     const id = requireUuid(req.params.id, "request id");
     const row = await deps.requestLog.get(req.params.clientId, id);
     if (row === undefined) throw notFound(`request ${id} of SCIM client ${req.params.clientId} does not exist`);
-    return requestJson(row, true);
+    return requestJson(row);
   });
 
   scope.get("/auditLog", async (req) => {
@@ -75,8 +80,8 @@ function parseFilter(query: Record<string, unknown>): RequestLogFilter {
   return filter;
 }
 
-function requestJson(r: RequestLogRow, withBodies: boolean): JsonObject {
-  const base: JsonObject = {
+function summaryJson(r: RequestLogSummary): JsonObject {
+  return {
     id: r.id,
     client_id: r.client_id,
     organization_id: r.organization_id,
@@ -90,9 +95,11 @@ function requestJson(r: RequestLogRow, withBodies: boolean): JsonObject {
     resource_id: r.resource_id,
     user_agent: r.user_agent,
   };
-  if (!withBodies) return base;
+}
+
+function requestJson(r: RequestLogEntry): JsonObject {
   return {
-    ...base,
+    ...summaryJson(r),
     request_body: bodyJson(r.request_body, r.request_truncated),
     request_truncated: r.request_truncated,
     response_body: bodyJson(r.response_body, r.response_truncated),

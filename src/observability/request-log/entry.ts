@@ -1,11 +1,11 @@
 import type { ScimClient } from "../../directory/scim-clients/types.js";
 import { monotonicUuidv7 } from "../ids.js";
 import { loggedRequestBody, loggedResponseBody, redactQuery } from "../redact.js";
-import type { NewRequestLogRow } from "./repo.js";
+import type { RequestLogEntry } from "./repo.js";
 
 /**
  * A SCIM request as its onResponse hook saw it: the parsed request body and the payload sent, both by reference (no
- * copy, no serialisation, no redaction on the request's path). The background writer turns it into a row.
+ * copy, no serialisation, no redaction on the request's path). The background writer turns it into an entry.
  */
 export interface ObservedRequest {
   readonly client: Pick<ScimClient, "clientId" | "organizationId">;
@@ -22,8 +22,8 @@ export interface ObservedRequest {
 
 const SCIM_TYPE = /"scimType"\s*:\s*"([A-Za-z]+)"/;
 
-/** One request log row: the path without its query, secrets redacted, bodies cut at 64 KiB. */
-export function requestLogEntry(r: ObservedRequest): NewRequestLogRow {
+/** One request log entry: the path without its query, secrets redacted, bodies cut at 64 KiB. */
+export function requestLogEntry(r: ObservedRequest): RequestLogEntry {
   const q = r.url.indexOf("?");
   const request = loggedRequestBody(r.requestBody);
   const response = loggedResponseBody(r.responsePayload);

@@ -1,10 +1,30 @@
-import { type Insertable, type Selectable, sql } from "kysely";
+import { sql } from "kysely";
 import { type CopyColumn, type CopyValue, copyRows } from "../../storage/copy.js";
 import type { Db } from "../../storage/database.js";
-import type { ScimRequestLogTable } from "../../storage/schema.js";
 
-export type RequestLogRow = Selectable<ScimRequestLogTable>;
-export type NewRequestLogRow = Insertable<ScimRequestLogTable>;
+/** One SCIM request as the log keeps it: bodies redacted and cut at 64 KiB (entry.ts). */
+export interface RequestLogEntry extends RequestLogSummary {
+  readonly request_body: string | null;
+  readonly response_body: string | null;
+}
+
+/** An entry without its bodies, as a page of the log shows it. */
+export interface RequestLogSummary {
+  readonly id: string;
+  readonly client_id: string;
+  readonly organization_id: string;
+  readonly time: Date;
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly status: number;
+  readonly scim_type: string | null;
+  readonly duration_ms: number;
+  readonly resource_id: string | null;
+  readonly request_truncated: boolean;
+  readonly response_truncated: boolean;
+  readonly user_agent: string | null;
+}
 
 /** Requests and errors of one client in one hour, added to what other batches and instances already counted. */
 export interface CountDelta {
@@ -30,19 +50,31 @@ export interface ConnectionHealth {
 
 /** Where the background writer puts its batches; an interface so that a test can stall it. */
 export interface RequestLogStore {
-  insert(rows: readonly NewRequestLogRow[]): Promise<void>;
+  insert(entries: readonly RequestLogEntry[]): Promise<void>;
   addCounts(deltas: readonly CountDelta[]): Promise<void>;
 }
 
+/**
+ * The request log in segments (migration 0017): each written batch becomes one row per client holding its entries
+ * in two values (their fields as JSON, their bodies as an array), so PostgreSQL stores a batch as a handful of rows
+ * instead of an indexed row per entry. Reads open the segments newest first and pick the entries out in Roster; a
+ * segment says which statuses, methods and resources it holds, so a filtered read skips those that cannot match.
+ */
 export class RequestLogRepo implements RequestLogStore {
   readonly #db: Db;
   constructor(db: Db) {
     this.#db = db;
   }
 
-  /** One COPY per batch (storage/copy.ts): PostgreSQL's cheapest way to append many rows. */
-  async insert(rows: readonly NewRequestLogRow[]): Promise<void> {
-    await copyRows(this.#db, "scim_request_log", COLUMNS, rows.map(fieldsOf));
+  /** One COPY per batch (storage/copy.ts), a segment per client in it. */
+  async insert(entries: readonly RequestLogEntry[]): Promise<void> {
+    const byClient = new Map<string, RequestLogEntry[]>();
+    for (const e of entries) {
+      const list = byClient.get(e.client_id);
+      if (list === undefined) byClient.set(e.client_id, [e]);
+      else list.push(e);
+    }
+    await copyRows(this.#db, "scim_request_log_segments", SEGMENT_COLUMNS, [...byClient.values()].map(segmentOf));
   }
 
   async addCounts(deltas: readonly CountDelta[]): Promise<void> {
@@ -68,37 +100,84 @@ export class RequestLogRepo implements RequestLogStore {
       .execute();
   }
 
-  /** Newest first: a backward scan of the primary key (client_id, id) or, with a resource id, of the resource index. */
+  /**
+   * Up to `limit` entries older than `before`, newest first. Segments come newest first (a backward scan of the
+   * primary key) a few at a time; reading stops once the next segment's newest entry is older than the page's
+   * oldest, since no later segment can hold a newer one (segments of two instances may overlap: their entries are
+   * merged by id).
+   */
   async list(
     clientId: string,
     filter: RequestLogFilter,
     before: string | undefined,
     limit: number,
-  ): Promise<RequestLogRow[]> {
-    let q = this.#db
-      .selectFrom("scim_request_log")
-      .selectAll()
-      .where("client_id", "=", clientId)
-      .orderBy("id", "desc")
-      .limit(limit);
-    if (filter.resourceId !== undefined) {
-      q = q.where("resource_id", "=", filter.resourceId).where("resource_id", "is not", null);
+  ): Promise<RequestLogSummary[]> {
+    const found: RequestLogSummary[] = [];
+    let below: string | undefined;
+    for (;;) {
+      let q = this.#db
+        .selectFrom("scim_request_log_segments")
+        .select(["client_id", "organization_id", "last_id", "entries"])
+        .where("client_id", "=", clientId)
+        .orderBy("last_id", "desc")
+        .limit(SEGMENTS_PER_READ);
+      if (before !== undefined) q = q.where("first_id", "<", before);
+      if (below !== undefined) q = q.where("last_id", "<", below);
+      const status = filter.status;
+      if (status !== undefined) {
+        q = q.where(
+          sql<boolean>`exists (select from unnest(statuses) s where s between ${status.min} and ${status.max})`,
+        );
+      }
+      if (filter.method !== undefined) q = q.where(sql<boolean>`${filter.method} = any(methods)`);
+      if (filter.resourceId !== undefined) q = q.where(sql<boolean>`${filter.resourceId} = any(resource_ids)`);
+      const segments = await q.execute();
+      for (const segment of segments) {
+        if (found.length >= limit && (found[limit - 1] as RequestLogSummary).id > segment.last_id) {
+          return found.slice(0, limit);
+        }
+        for (const e of summariesOf(segment)) {
+          if (matches(e, filter, before)) found.push(e);
+        }
+        found.sort(newestFirst);
+        below = segment.last_id;
+      }
+      if (segments.length < SEGMENTS_PER_READ) return found.slice(0, limit);
     }
-    if (filter.status !== undefined) {
-      q = q.where("status", ">=", filter.status.min).where("status", "<=", filter.status.max);
-    }
-    if (filter.method !== undefined) q = q.where("method", "=", filter.method);
-    if (before !== undefined) q = q.where("id", "<", before);
-    return q.execute();
   }
 
-  async get(clientId: string, id: string): Promise<RequestLogRow | undefined> {
-    return this.#db
-      .selectFrom("scim_request_log")
-      .selectAll()
-      .where("id", "=", id)
+  /**
+   * The segments whose id range holds `id` (one, or a few where instances overlapped), the entry in them, then its
+   * two bodies alone.
+   */
+  async get(clientId: string, id: string): Promise<RequestLogEntry | undefined> {
+    const segments = await this.#db
+      .selectFrom("scim_request_log_segments")
+      .select(["client_id", "organization_id", "last_id", "entries"])
       .where("client_id", "=", clientId)
-      .executeTakeFirst();
+      .where("last_id", ">=", id)
+      .where("first_id", "<=", id)
+      .execute();
+    for (const segment of segments) {
+      const summaries = summariesOf(segment);
+      const index = summaries.findIndex((e) => e.id === id);
+      if (index < 0) continue;
+      const bodies = await this.#db
+        .selectFrom("scim_request_log_segments")
+        .select([
+          sql<Buffer | null>`bodies[${index + 1}]`.as("request"),
+          sql<Buffer | null>`bodies[entry_count + ${index + 1}]`.as("response"),
+        ])
+        .where("client_id", "=", clientId)
+        .where("last_id", "=", segment.last_id)
+        .executeTakeFirst();
+      return {
+        ...(summaries[index] as RequestLogSummary),
+        request_body: bodies?.request?.toString("utf8") ?? null,
+        response_body: bodies?.response?.toString("utf8") ?? null,
+      };
+    }
+    return undefined;
   }
 
   /** At most 25 hourly rows of the primary key. */
@@ -127,12 +206,18 @@ export class RequestLogRepo implements RequestLogStore {
     };
   }
 
-  /** Deletes up to `limit` entries older than `cutoffId` (a UUIDv7 bound), found through the BRIN index of `id`. */
-  async pruneEntries(cutoffId: string, limit: number): Promise<number> {
-    const result = await sql`
-      delete from scim_request_log where ctid = any(array(
-        select ctid from scim_request_log where id < ${cutoffId}::uuid limit ${limit}))`.execute(this.#db);
-    return Number(result.numAffectedRows ?? 0n);
+  /**
+   * Deletes up to `limit` segments whose newest entry is older than `cutoffId` (a UUIDv7 bound), found through the
+   * `(last_id)` index; resolves with the number of entries they held.
+   */
+  async pruneEntries(cutoffId: string, limit: number): Promise<{ segments: number; entries: number }> {
+    const result = await sql<{ segments: number; entries: number }>`
+      with gone as (
+        delete from scim_request_log_segments where ctid = any(array(
+          select ctid from scim_request_log_segments where last_id < ${cutoffId}::uuid limit ${limit}))
+        returning entry_count)
+      select count(*)::int as segments, coalesce(sum(entry_count), 0)::int as entries from gone`.execute(this.#db);
+    return result.rows[0] ?? { segments: 0, entries: 0 };
   }
 
   async pruneCounts(before: Date, limit: number): Promise<number> {
@@ -143,27 +228,116 @@ export class RequestLogRepo implements RequestLogStore {
   }
 }
 
-const COLUMNS: readonly (CopyColumn & { readonly name: keyof NewRequestLogRow })[] = [
-  { name: "id", type: "uuid" },
+/** Segments read per round trip: the first usually holds a whole page. */
+const SEGMENTS_PER_READ = 4;
+
+const SEGMENT_COLUMNS: readonly CopyColumn[] = [
   { name: "client_id", type: "text" },
+  { name: "last_id", type: "uuid" },
+  { name: "first_id", type: "uuid" },
   { name: "organization_id", type: "uuid" },
-  { name: "time", type: "timestamptz" },
-  { name: "method", type: "text" },
-  { name: "path", type: "text" },
-  { name: "query", type: "text" },
-  { name: "status", type: "int2" },
-  { name: "scim_type", type: "text" },
-  { name: "duration_ms", type: "float8" },
-  { name: "resource_id", type: "text" },
-  { name: "request_body", type: "text" },
-  { name: "request_truncated", type: "bool" },
-  { name: "response_body", type: "text" },
-  { name: "response_truncated", type: "bool" },
-  { name: "user_agent", type: "text" },
+  { name: "entry_count", type: "int4" },
+  { name: "statuses", type: "int2[]" },
+  { name: "methods", type: "text[]" },
+  { name: "resource_ids", type: "text[]" },
+  { name: "entries", type: "bytea" },
+  { name: "bodies", type: "bytea[]" },
 ];
 
-/** A row's values in the order of COLUMNS. */
-const fieldsOf = (row: NewRequestLogRow): CopyValue[] => COLUMNS.map((c) => row[c.name]);
+/** An entry's fields in a segment's `entries`, in the order of the migration's comment. */
+type StoredEntry = [
+  id: string,
+  timeMs: number,
+  method: string,
+  path: string,
+  query: string,
+  status: number,
+  scimType: string | null,
+  durationMs: number,
+  resourceId: string | null,
+  requestTruncated: boolean,
+  responseTruncated: boolean,
+  userAgent: string | null,
+];
+
+/** The values of one client's segment (its entries in the order they were written, ids increasing). */
+function segmentOf(entries: readonly RequestLogEntry[]): CopyValue[] {
+  const first = entries[0] as RequestLogEntry;
+  let firstId = first.id;
+  let lastId = first.id;
+  const statuses = new Set<number>();
+  const methods = new Set<string>();
+  const resources = new Set<string>();
+  const stored: StoredEntry[] = [];
+  // Request bodies first, response bodies after them; strings travel as UTF-8, unescaped (storage/copy.ts).
+  const bodies: (string | null)[] = new Array(entries.length * 2);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as RequestLogEntry;
+    bodies[i] = e.request_body;
+    bodies[entries.length + i] = e.response_body;
+    if (e.id < firstId) firstId = e.id;
+    if (e.id > lastId) lastId = e.id;
+    statuses.add(e.status);
+    methods.add(e.method);
+    if (e.resource_id !== null) resources.add(e.resource_id);
+    stored.push([
+      e.id,
+      e.time.getTime(),
+      e.method,
+      e.path,
+      e.query,
+      e.status,
+      e.scim_type,
+      e.duration_ms,
+      e.resource_id,
+      e.request_truncated,
+      e.response_truncated,
+      e.user_agent,
+    ]);
+  }
+  return [
+    first.client_id,
+    lastId,
+    firstId,
+    first.organization_id,
+    entries.length,
+    [...statuses],
+    [...methods],
+    [...resources],
+    Buffer.from(JSON.stringify(stored), "utf8"),
+    bodies,
+  ];
+}
+
+function summariesOf(segment: { client_id: string; organization_id: string; entries: Buffer }): RequestLogSummary[] {
+  const stored = JSON.parse(segment.entries.toString("utf8")) as StoredEntry[];
+  return stored.map((f) => ({
+    id: f[0],
+    client_id: segment.client_id,
+    organization_id: segment.organization_id,
+    time: new Date(f[1]),
+    method: f[2],
+    path: f[3],
+    query: f[4],
+    status: f[5],
+    scim_type: f[6],
+    duration_ms: f[7],
+    resource_id: f[8],
+    request_truncated: f[9],
+    response_truncated: f[10],
+    user_agent: f[11],
+  }));
+}
+
+function matches(e: RequestLogSummary, filter: RequestLogFilter, before: string | undefined): boolean {
+  if (before !== undefined && e.id >= before) return false;
+  if (filter.status !== undefined && (e.status < filter.status.min || e.status > filter.status.max)) return false;
+  if (filter.method !== undefined && e.method !== filter.method) return false;
+  if (filter.resourceId !== undefined && e.resource_id !== filter.resourceId) return false;
+  return true;
+}
+
+const newestFirst = (a: RequestLogSummary, b: RequestLogSummary): number => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /** The smallest UUIDv7 of a millisecond: every id made before it sorts below. */
 export function uuidv7Floor(ms: number): string {

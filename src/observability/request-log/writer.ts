@@ -8,7 +8,8 @@ export const DEFAULT_BATCH_SIZE = 500;
 export const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
 export const DEFAULT_RETENTION_DAYS = 7;
 const PRUNE_INTERVAL_MS = 15 * 60_000;
-const PRUNE_BATCH = 5_000;
+/** Segments deleted per statement (a segment holds one written batch of a client: one to a few hundred entries). */
+const PRUNE_BATCH = 500;
 /** Bounded work per prune: the rest waits for the next one. */
 const PRUNE_MAX_BATCHES = 20;
 const COUNTS_KEPT_MS = 48 * 3600_000;
@@ -31,8 +32,8 @@ export interface RequestLogWriterOptions {
 
 /**
  * The request log's way to the database, off every request's path: a request's hook appends what it saw (by
- * reference) to a bounded array and returns; one batch at a time is turned into redacted rows and written by a
- * single COPY, as soon as a batch is full, and what is left every second. A full
+ * reference) to a bounded array and returns; one batch at a time is turned into redacted entries and written by a
+ * single COPY (a segment per client: repo.ts), as soon as a batch is full, and what is left every second. A full
  * buffer drops the new entry (counted, logged at most once a minute): a slow or stalled database never slows or fails
  * a SCIM request. Counts of requests and errors per client and hour are summed in memory and added with each flush.
  */
@@ -141,7 +142,7 @@ export class RequestLogWriter {
   /**
    * Writes full batches while the buffer holds one, and partial ones only up to what a flush asked for: under load
    * each COPY carries a whole batch, instead of the few entries that arrived while the previous one was written
-   * (a statement per couple of dozen rows costs PostgreSQL several times more per row).
+   * (a statement and a segment per couple of dozen entries cost PostgreSQL several times more per entry).
    */
   async #writeBatches(): Promise<void> {
     while (this.#buffer.length >= this.#batchSize || this.#taken < this.#drainTo || this.#countsDue) {
@@ -192,7 +193,10 @@ export class RequestLogWriter {
     }
   }
 
-  /** Deletes entries past the retention and old hourly counts, in bounded batches. */
+  /**
+   * Deletes entries past the retention and old hourly counts, in bounded batches. Entries go a segment at a time,
+   * once the segment's newest entry is past the retention.
+   */
   async prune(): Promise<{ entries: number; counts: number }> {
     const repo = this.#o.repo;
     if (repo === undefined) return { entries: 0, counts: 0 };
@@ -201,9 +205,9 @@ export class RequestLogWriter {
     const cutoff = uuidv7Floor(now - retentionMs);
     let entries = 0;
     for (let i = 0; i < PRUNE_MAX_BATCHES; i++) {
-      const n = await repo.pruneEntries(cutoff, PRUNE_BATCH);
-      entries += n;
-      if (n < PRUNE_BATCH) break;
+      const gone = await repo.pruneEntries(cutoff, PRUNE_BATCH);
+      entries += gone.entries;
+      if (gone.segments < PRUNE_BATCH) break;
     }
     const counts = await repo.pruneCounts(new Date(now - COUNTS_KEPT_MS), PRUNE_BATCH);
     return { entries, counts };

@@ -13,6 +13,7 @@ import * as outboxTraceContext from "./0013-outbox-trace-context.js";
 import * as groupExtensions from "./0014-group-extensions.js";
 import * as webhookExchange from "./0015-webhook-exchange.js";
 import * as requestLogKeys from "./0016-request-log-keys.js";
+import * as requestLogSegments from "./0017-request-log-segments.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0014-group-extensions": groupExtensions,
   "0015-webhook-exchange": webhookExchange,
   "0016-request-log-keys": requestLogKeys,
+  "0017-request-log-segments": requestLogSegments,
 };
