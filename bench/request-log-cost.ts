@@ -1,8 +1,8 @@
 /**
  * What the SCIM request log in `all` mode costs per request, measured apart from the HTTP path so that a loaded
- * host's noise does not drown it: the CPU Roster spends building a redacted row (the background writer's work, a
- * batch at a time; the onResponse hook only queues references), sending it, and the CPU PostgreSQL spends storing
- * it in batches.
+ * host's noise does not drown it: the CPU Roster spends building a redacted entry (the background writer's work, a
+ * batch at a time; the onResponse hook only queues references), sending it in a segment, and the CPU PostgreSQL
+ * spends storing it. Resource ids are drawn from 2 000 users, as in `npm run bench`.
  * Run: npx tsx bench/request-log-cost.ts [entries=20000]
  */
 import { performance } from "node:perf_hooks";
@@ -42,21 +42,23 @@ const patch = {
   Operations: [{ op: "replace", path: "name.givenName", value: "Grace" }],
 };
 const OPS = {
-  create: { method: "POST", url: "/scim/bench-client/v2/Users", status: 201, body: user },
-  patch: { method: "PATCH", url: `/scim/bench-client/v2/Users/${userId}`, status: 200, body: patch },
-  get: { method: "GET", url: `/scim/bench-client/v2/Users/${userId}`, status: 200, body: undefined },
+  create: { method: "POST", byId: false, status: 201, body: user },
+  patch: { method: "PATCH", byId: true, status: 200, body: patch },
+  get: { method: "GET", byId: true, status: 200, body: undefined },
 } as const;
+const users = Array.from({ length: 2_000 }, () => uuidv7());
 
 function entry(op: keyof typeof OPS, i: number) {
   const o = OPS[op];
+  const resourceId = users[i % users.length] ?? userId;
   return requestLogEntry({
     client,
     time: Date.now(),
     method: o.method,
-    url: o.url,
+    url: `/scim/bench-client/v2/Users${o.byId ? `/${resourceId}` : ""}`,
     status: o.status,
     ms: 3.2,
-    resourceId: userId,
+    resourceId,
     requestBody: o.body,
     responsePayload: stored,
     userAgent: `Okta SCIM Client 1.0.0 #${i}`,
@@ -73,7 +75,7 @@ for (const op of Object.keys(OPS) as Array<keyof typeof OPS>) {
   const used = process.cpuUsage(cpu);
   const wall = performance.now() - start;
   lines.push(
-    `${op}: the writer builds a row in ${((used.user + used.system) / n) | 0 || "<1"} µs CPU (${((wall * 1000) / n).toFixed(1)} µs wall)`,
+    `${op}: the writer builds an entry in ${((used.user + used.system) / n) | 0 || "<1"} µs CPU (${((wall * 1000) / n).toFixed(1)} µs wall)`,
   );
 }
 

@@ -23,8 +23,6 @@ export interface CopyTypes {
   readonly bytea: Uint8Array;
   readonly "text[]": readonly string[];
   readonly "int2[]": readonly number[];
-  /** Strings are stored as their UTF-8 bytes. */
-  readonly "bytea[]": readonly (Uint8Array | string | null)[];
 }
 
 export type CopyType = keyof CopyTypes;
@@ -144,31 +142,20 @@ function field(out: Writer, type: CopyType, value: CopyValue): void {
         out.int16(int2(expectElement(v, "number", type)));
       });
       return;
-    case "bytea[]":
-      array(out, BYTEA_OID, expectArray(value, type), (v) => {
-        if (v === null) out.int32(-1);
-        else if (typeof v === "string") out.utf8(v);
-        else if (v instanceof Uint8Array) {
-          out.int32(v.length);
-          out.bytes(v);
-        } else throw new Error(`a bytea[] column needs elements of type string, Uint8Array or null, not ${typeof v}`);
-      });
-      return;
   }
 }
 
 const TEXT_OID = 25;
 const INT2_OID = 21;
-const BYTEA_OID = 17;
 
 /**
- * A one-dimensional array: its byte length, then the number of dimensions (0 for an empty array), whether an
- * element is null, the element type, the dimension's size and lower bound (1), then each element as a field.
+ * A one-dimensional array without nulls: its byte length, then the number of dimensions (0 for an empty array), a
+ * has-nulls flag (0), the element type, the dimension's size and lower bound (1), then each element as a field.
  */
 function array<T>(out: Writer, elementOid: number, values: readonly T[], element: (v: T) => void): void {
   const length = out.reserveInt32();
   out.int32(values.length === 0 ? 0 : 1);
-  out.int32(values.includes(null as T) ? 1 : 0);
+  out.int32(0);
   out.int32(elementOid);
   if (values.length > 0) {
     out.int32(values.length);
@@ -276,13 +263,9 @@ class Writer {
    * usual content, never has one: JSON.stringify writes it as the six characters `\u0000`).
    */
   text(s: string): void {
-    this.utf8(s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s);
-  }
-
-  /** Length-prefixed UTF-8, as it is. */
-  utf8(s: string): void {
-    this.#room(4 + s.length * 3);
-    const written = this.#buf.write(s, this.#pos + 4, "utf8");
+    const value = s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s;
+    this.#room(4 + value.length * 3);
+    const written = this.#buf.write(value, this.#pos + 4, "utf8");
     this.#buf.writeInt32BE(written, this.#pos);
     this.#pos += 4 + written;
   }

@@ -13,10 +13,10 @@ export interface ScimRequestLogSegmentsTable {
   statuses: number[];
   methods: string[];
   resource_ids: string[];
-  /** UTF-8 JSON: an array of entries without their bodies, each an array of fields (see the migration). */
+  /** Brotli-compressed: the entries' fields (storage/request-log-segments.ts). */
   entries: Buffer;
-  /** The entries' request bodies, then their response bodies. */
-  bodies: (Buffer | null)[];
+  /** Brotli-compressed: the entries' request and response bodies. */
+  bodies: Buffer;
 }
 
 export interface ScimRequestCountsTable {

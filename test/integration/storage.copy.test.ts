@@ -94,36 +94,30 @@ it("fails as a whole when PostgreSQL refuses a row, inside a transaction too, le
   expect(await copyRows(database.db, "copy_probe", COLUMNS.slice(0, 2), [[8, "after"]])).toBe(1);
 });
 
-it("stores arrays (empty, with nulls, of multi-byte and NUL-holding text) and bytes exactly", async () => {
+it("stores arrays (empty, of multi-byte and delimiter-holding text) and bytes exactly", async () => {
   await sql`
-    create table copy_arrays (n int4, texts text[], codes int2[], blobs bytea[], raw bytea)
+    create table copy_arrays (n int4, texts text[], codes int2[], raw bytea)
   `.execute(database.db);
   const columns: CopyColumn[] = [
     { name: "n", type: "int4" },
     { name: "texts", type: "text[]" },
     { name: "codes", type: "int2[]" },
-    { name: "blobs", type: "bytea[]" },
     { name: "raw", type: "bytea" },
   ];
   const bytes = Uint8Array.from({ length: 256 }, (_v, i) => i);
   await copyRows(database.db, "copy_arrays", columns, [
-    [100_000, ["Zoë 李", "", "a,b{c}\"d'"], [200, -1, 32_767], ["é\u0000x", null, bytes], bytes],
-    [-1, [], [], [], Uint8Array.of()],
+    [100_000, ["Zoë 李", "", "a,b{c}\"d'", "NULL"], [200, -1, 32_767], bytes],
+    [-1, [], [], Uint8Array.of()],
   ]);
   const back = (
-    await sql<{ n: number; texts: string[]; codes: number[]; blobs: (Buffer | null)[]; raw: Buffer }>`
-      select n, texts, codes, blobs, raw from copy_arrays order by n desc`.execute(database.db)
+    await sql<{ n: number; texts: string[]; codes: number[]; raw: Buffer }>`
+      select n, texts, codes, raw from copy_arrays order by n desc`.execute(database.db)
   ).rows;
   expect(back[0]?.n).toBe(100_000);
-  expect(back[0]?.texts).toEqual(["Zoë 李", "", "a,b{c}\"d'"]);
+  expect(back[0]?.texts).toEqual(["Zoë 李", "", "a,b{c}\"d'", "NULL"]);
   expect(back[0]?.codes).toEqual([200, -1, 32_767]);
-  expect(back[0]?.blobs.map((b) => b?.toString("hex") ?? null)).toEqual([
-    Buffer.from("é\u0000x", "utf8").toString("hex"),
-    null,
-    Buffer.from(bytes).toString("hex"),
-  ]);
   expect(back[0]?.raw.equals(Buffer.from(bytes))).toBe(true);
-  expect(back[1]).toMatchObject({ n: -1, texts: [], codes: [], blobs: [] });
+  expect(back[1]).toMatchObject({ n: -1, texts: [], codes: [] });
   expect(back[1]?.raw.length).toBe(0);
   await sql`drop table copy_arrays`.execute(database.db);
 });

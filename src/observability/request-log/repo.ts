@@ -1,30 +1,16 @@
 import { sql } from "kysely";
-import { type CopyColumn, type CopyValue, copyRows } from "../../storage/copy.js";
+import { type CopyColumn, copyRows } from "../../storage/copy.js";
 import type { Db } from "../../storage/database.js";
+import {
+  decodeBodies,
+  decodeSummaries,
+  encodeSegment,
+  type RequestLogEntry,
+  type RequestLogSummary,
+  type Segment,
+} from "../../storage/request-log-segments.js";
 
-/** One SCIM request as the log keeps it: bodies redacted and cut at 64 KiB (entry.ts). */
-export interface RequestLogEntry extends RequestLogSummary {
-  readonly request_body: string | null;
-  readonly response_body: string | null;
-}
-
-/** An entry without its bodies, as a page of the log shows it. */
-export interface RequestLogSummary {
-  readonly id: string;
-  readonly client_id: string;
-  readonly organization_id: string;
-  readonly time: Date;
-  readonly method: string;
-  readonly path: string;
-  readonly query: string;
-  readonly status: number;
-  readonly scim_type: string | null;
-  readonly duration_ms: number;
-  readonly resource_id: string | null;
-  readonly request_truncated: boolean;
-  readonly response_truncated: boolean;
-  readonly user_agent: string | null;
-}
+export type { RequestLogEntry, RequestLogSummary } from "../../storage/request-log-segments.js";
 
 /** Requests and errors of one client in one hour, added to what other batches and instances already counted. */
 export interface CountDelta {
@@ -55,9 +41,9 @@ export interface RequestLogStore {
 }
 
 /**
- * The request log in segments (migration 0017): each written batch becomes one row per client holding its entries
- * in two values (their fields as JSON, their bodies as an array), so PostgreSQL stores a batch as a handful of rows
- * instead of an indexed row per entry. Reads open the segments newest first and pick the entries out in Roster; a
+ * The request log in segments (storage/request-log-segments.ts): each written batch becomes one row per client
+ * holding its entries in two compressed values (their fields, their bodies), so PostgreSQL stores a batch as a
+ * handful of small rows instead of an indexed row per entry. Reads open the segments newest first and pick the entries out in Roster; a
  * segment says which statuses, methods and resources it holds, so a filtered read skips those that cannot match.
  */
 export class RequestLogRepo implements RequestLogStore {
@@ -74,7 +60,13 @@ export class RequestLogRepo implements RequestLogStore {
       if (list === undefined) byClient.set(e.client_id, [e]);
       else list.push(e);
     }
-    await copyRows(this.#db, "scim_request_log_segments", SEGMENT_COLUMNS, [...byClient.values()].map(segmentOf));
+    const segments = await Promise.all([...byClient.values()].map(encodeSegment));
+    await copyRows(
+      this.#db,
+      "scim_request_log_segments",
+      SEGMENT_COLUMNS,
+      segments.map((segment) => SEGMENT_COLUMNS.map((c) => segment[c.name])),
+    );
   }
 
   async addCounts(deltas: readonly CountDelta[]): Promise<void> {
@@ -136,10 +128,12 @@ export class RequestLogRepo implements RequestLogStore {
         if (found.length >= limit && (found[limit - 1] as RequestLogSummary).id > segment.last_id) {
           return found.slice(0, limit);
         }
-        for (const e of summariesOf(segment)) {
+        for (const e of await decodeSummaries(segment)) {
           if (matches(e, filter, before)) found.push(e);
         }
         found.sort(newestFirst);
+        // Entries past the limit can never make the page: anything read later that is newer pushes them out.
+        if (found.length > limit) found.length = limit;
         below = segment.last_id;
       }
       if (segments.length < SEGMENTS_PER_READ) return found.slice(0, limit);
@@ -159,22 +153,20 @@ export class RequestLogRepo implements RequestLogStore {
       .where("first_id", "<=", id)
       .execute();
     for (const segment of segments) {
-      const summaries = summariesOf(segment);
+      const summaries = await decodeSummaries(segment);
       const index = summaries.findIndex((e) => e.id === id);
       if (index < 0) continue;
-      const bodies = await this.#db
+      const row = await this.#db
         .selectFrom("scim_request_log_segments")
-        .select([
-          sql<Buffer | null>`bodies[${index + 1}]`.as("request"),
-          sql<Buffer | null>`bodies[entry_count + ${index + 1}]`.as("response"),
-        ])
+        .select("bodies")
         .where("client_id", "=", clientId)
         .where("last_id", "=", segment.last_id)
         .executeTakeFirst();
+      const bodies = row === undefined ? { request: null, response: null } : await decodeBodies(row.bodies, index);
       return {
         ...(summaries[index] as RequestLogSummary),
-        request_body: bodies?.request?.toString("utf8") ?? null,
-        response_body: bodies?.response?.toString("utf8") ?? null,
+        request_body: bodies.request,
+        response_body: bodies.response,
       };
     }
     return undefined;
@@ -231,7 +223,7 @@ export class RequestLogRepo implements RequestLogStore {
 /** Segments read per round trip: the first usually holds a whole page. */
 const SEGMENTS_PER_READ = 4;
 
-const SEGMENT_COLUMNS: readonly CopyColumn[] = [
+const SEGMENT_COLUMNS: readonly (CopyColumn & { readonly name: keyof Segment })[] = [
   { name: "client_id", type: "text" },
   { name: "last_id", type: "uuid" },
   { name: "first_id", type: "uuid" },
@@ -241,93 +233,8 @@ const SEGMENT_COLUMNS: readonly CopyColumn[] = [
   { name: "methods", type: "text[]" },
   { name: "resource_ids", type: "text[]" },
   { name: "entries", type: "bytea" },
-  { name: "bodies", type: "bytea[]" },
+  { name: "bodies", type: "bytea" },
 ];
-
-/** An entry's fields in a segment's `entries`, in the order of the migration's comment. */
-type StoredEntry = [
-  id: string,
-  timeMs: number,
-  method: string,
-  path: string,
-  query: string,
-  status: number,
-  scimType: string | null,
-  durationMs: number,
-  resourceId: string | null,
-  requestTruncated: boolean,
-  responseTruncated: boolean,
-  userAgent: string | null,
-];
-
-/** The values of one client's segment (its entries in the order they were written, ids increasing). */
-function segmentOf(entries: readonly RequestLogEntry[]): CopyValue[] {
-  const first = entries[0] as RequestLogEntry;
-  let firstId = first.id;
-  let lastId = first.id;
-  const statuses = new Set<number>();
-  const methods = new Set<string>();
-  const resources = new Set<string>();
-  const stored: StoredEntry[] = [];
-  // Request bodies first, response bodies after them; strings travel as UTF-8, unescaped (storage/copy.ts).
-  const bodies: (string | null)[] = new Array(entries.length * 2);
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i] as RequestLogEntry;
-    bodies[i] = e.request_body;
-    bodies[entries.length + i] = e.response_body;
-    if (e.id < firstId) firstId = e.id;
-    if (e.id > lastId) lastId = e.id;
-    statuses.add(e.status);
-    methods.add(e.method);
-    if (e.resource_id !== null) resources.add(e.resource_id);
-    stored.push([
-      e.id,
-      e.time.getTime(),
-      e.method,
-      e.path,
-      e.query,
-      e.status,
-      e.scim_type,
-      e.duration_ms,
-      e.resource_id,
-      e.request_truncated,
-      e.response_truncated,
-      e.user_agent,
-    ]);
-  }
-  return [
-    first.client_id,
-    lastId,
-    firstId,
-    first.organization_id,
-    entries.length,
-    [...statuses],
-    [...methods],
-    [...resources],
-    Buffer.from(JSON.stringify(stored), "utf8"),
-    bodies,
-  ];
-}
-
-function summariesOf(segment: { client_id: string; organization_id: string; entries: Buffer }): RequestLogSummary[] {
-  const stored = JSON.parse(segment.entries.toString("utf8")) as StoredEntry[];
-  return stored.map((f) => ({
-    id: f[0],
-    client_id: segment.client_id,
-    organization_id: segment.organization_id,
-    time: new Date(f[1]),
-    method: f[2],
-    path: f[3],
-    query: f[4],
-    status: f[5],
-    scim_type: f[6],
-    duration_ms: f[7],
-    resource_id: f[8],
-    request_truncated: f[9],
-    response_truncated: f[10],
-    user_agent: f[11],
-  }));
-}
 
 function matches(e: RequestLogSummary, filter: RequestLogFilter, before: string | undefined): boolean {
   if (before !== undefined && e.id >= before) return false;

@@ -1,26 +1,20 @@
 import { type Kysely, sql } from "kysely";
+import { decodeSegment, encodeSegment, type RequestLogEntry, type Segment } from "../request-log-segments.js";
 
 /**
  * The SCIM request log in segments: one row per client and written batch (up to a few hundred entries), instead of
- * a row per entry with its index entries. PostgreSQL then stores an entry for about a third of the CPU (no btree
- * insert per entry; the entries travel as one value).
+ * a row per entry with its index entries; the entries travel in two compressed values (their fields, their bodies:
+ * storage/request-log-segments.ts holds the format). PostgreSQL stores an entry for a fraction of the CPU.
  *
- * - `entries`: the segment's entries without their bodies, as a UTF-8 JSON array of arrays, oldest first, each
- *   `[id, time (ms since the epoch), method, path, query, status, scim_type, duration_ms, resource_id,
- *   request_truncated, response_truncated, user_agent]`.
- * - `bodies`: the entries' request bodies in the same order, then their response bodies (UTF-8; null: none). Apart
- *   from the JSON, a body is copied as it is instead of escaped into a JSON string (a third of the writer's CPU),
- *   and a page of the log does not read it.
- * - both are `bytea`: nothing in SQL reads them, and PostgreSQL skips checking the encoding of every byte; stored
- *   out of line uncompressed (`external`): compressing costs more CPU than the disk it saves.
  * - `first_id` … `last_id`: the range of the entries' ids (UUIDv7, so also of their times). The primary key
- *   `(client_id, last_id)` gives a connection's segments newest first; segments written by two instances at once
- *   may overlap, and the reader merges them.
+ *   `(client_id, last_id)` gives a connection's segments newest first; segments two instances wrote over the same
+ *   seconds may overlap, and the reader merges them.
  * - `statuses`, `methods`, `resource_ids`: what the segment holds, distinct, so that a filtered read opens only the
  *   segments that can match.
+ * - `entries` and `bodies` are compressed already: stored out of line as they are (`external`).
  * - the retention prune walks `(last_id)`: a segment goes once its newest entry is past the retention.
  *
- * Existing entries move into segments of 500.
+ * Existing entries move into segments of up to 500, and back on the way down.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -34,7 +28,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       methods text[] not null,
       resource_ids text[] not null,
       entries bytea not null,
-      bodies bytea[] not null,
+      bodies bytea not null,
       constraint scim_request_log_segments_pkey primary key (client_id, last_id)
     );
     alter table scim_request_log_segments
@@ -42,29 +36,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       alter column bodies set storage external,
       alter column resource_ids set storage external;
     create index scim_request_log_segments_last_id_idx on scim_request_log_segments (last_id);
-
-    insert into scim_request_log_segments
-      (client_id, last_id, first_id, organization_id, entry_count, statuses, methods, resource_ids, entries, bodies)
-    select client_id,
-           (array_agg(id order by id desc))[1],
-           (array_agg(id order by id))[1],
-           (array_agg(organization_id order by id desc))[1],
-           count(*),
-           array_agg(distinct status),
-           array_agg(distinct method),
-           coalesce(array_agg(distinct resource_id) filter (where resource_id is not null), '{}'),
-           convert_to(json_agg(json_build_array(
-             id, (extract(epoch from time) * 1000)::bigint, method, path, query, status, scim_type, duration_ms,
-             resource_id, request_truncated, response_truncated, user_agent
-           ) order by id)::text, 'UTF8'),
-           array_agg(convert_to(request_body, 'UTF8') order by id)
-             || array_agg(convert_to(response_body, 'UTF8') order by id)
-      from (select *, (row_number() over (partition by client_id order by id) - 1) / 500 as segment
-              from scim_request_log) numbered
-     group by client_id, segment;
-
-    drop table scim_request_log;
   `.execute(db);
+
+  let after: { client: string; id: string } | undefined;
+  for (;;) {
+    const rows = (
+      await sql<RequestLogEntry>`
+        select id::text, client_id, organization_id::text, time, method, path, query, status, scim_type,
+               duration_ms, resource_id, request_body, request_truncated, response_body, response_truncated,
+               user_agent
+          from scim_request_log
+         where ${after === undefined ? sql`true` : sql`(client_id, id) > (${after.client}, ${after.id}::uuid)`}
+         order by client_id, id
+         limit ${SEGMENT_SIZE}`.execute(db)
+    ).rows;
+    if (rows.length === 0) break;
+    const last = rows.at(-1) as RequestLogEntry;
+    after = { client: last.client_id, id: last.id };
+    for (const entries of byClient(rows)) await insertSegment(db, await encodeSegment(entries));
+  }
+  await sql`drop table scim_request_log`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -91,15 +82,51 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     create index scim_request_log_resource_idx on scim_request_log (client_id, resource_id, id)
       where resource_id is not null;
     create index scim_request_log_id_brin on scim_request_log using brin (id);
-
-    insert into scim_request_log
-    select (e->>0)::uuid, s.client_id, s.organization_id, to_timestamp((e->>1)::double precision / 1000),
-           e->>2, e->>3, e->>4, (e->>5)::smallint, e->>6, (e->>7)::double precision, e->>8,
-           convert_from(s.bodies[i], 'UTF8'), (e->>9)::boolean,
-           convert_from(s.bodies[s.entry_count + i], 'UTF8'), (e->>10)::boolean, e->>11
-      from scim_request_log_segments s,
-           json_array_elements(convert_from(s.entries, 'UTF8')::json) with ordinality as x(e, i);
-
-    drop table scim_request_log_segments;
   `.execute(db);
+
+  let after: { client: string; last: string } | undefined;
+  for (;;) {
+    const segment = (
+      await sql<Segment>`
+        select client_id, last_id::text, organization_id::text, entries, bodies
+          from scim_request_log_segments
+         where ${after === undefined ? sql`true` : sql`(client_id, last_id) > (${after.client}, ${after.last}::uuid)`}
+         order by client_id, last_id
+         limit 1`.execute(db)
+    ).rows[0];
+    if (segment === undefined) break;
+    after = { client: segment.client_id, last: segment.last_id };
+    for (const e of await decodeSegment(segment)) {
+      await sql`
+        insert into scim_request_log (id, client_id, organization_id, time, method, path, query, status, scim_type,
+          duration_ms, resource_id, request_body, request_truncated, response_body, response_truncated, user_agent)
+        values (${e.id}::uuid, ${e.client_id}, ${e.organization_id}::uuid, ${e.time}, ${e.method}, ${e.path},
+          ${e.query}, ${e.status}, ${e.scim_type}, ${e.duration_ms}, ${e.resource_id}, ${e.request_body},
+          ${e.request_truncated}, ${e.response_body}, ${e.response_truncated}, ${e.user_agent})`.execute(db);
+    }
+  }
+  await sql`drop table scim_request_log_segments`.execute(db);
+}
+
+const SEGMENT_SIZE = 500;
+
+/** Consecutive rows of one client (the rows are ordered by client). */
+function byClient(rows: readonly RequestLogEntry[]): RequestLogEntry[][] {
+  const out: RequestLogEntry[][] = [];
+  for (const row of rows) {
+    const current = out.at(-1);
+    if (current !== undefined && current[0]?.client_id === row.client_id) current.push(row);
+    else out.push([row]);
+  }
+  return out;
+}
+
+async function insertSegment(db: Kysely<unknown>, s: Segment): Promise<void> {
+  await sql`
+    insert into scim_request_log_segments (client_id, last_id, first_id, organization_id, entry_count, statuses,
+      methods, resource_ids, entries, bodies)
+    values (${s.client_id}, ${s.last_id}::uuid, ${s.first_id}::uuid, ${s.organization_id}::uuid, ${s.entry_count},
+      ${s.statuses}::smallint[], ${s.methods}::text[], ${s.resource_ids}::text[], ${s.entries}, ${s.bodies})`.execute(
+    db,
+  );
 }
