@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { Migrator } from "kysely";
 import pg from "pg";
 import { inject } from "vitest";
 import { type Db, migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
+import { MIGRATIONS } from "../../src/storage/migrations/index.js";
 import { DEFAULT_DATABASE_TIMEOUTS } from "../../src/storage/timeouts.js";
 
 export interface TestDatabase {
@@ -39,6 +41,47 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url,
     schema,
     db: opened.db,
+    async close() {
+      await opened.close();
+      await adminQuery(`drop schema ${quoteIdent(schema)} cascade`, url);
+    },
+  };
+}
+
+export interface OldTestDatabase extends TestDatabase {
+  /** Migrates up or down to `migration` (included). */
+  migrateTo(migration: string): Promise<void>;
+  migrateToLatest(): Promise<void>;
+}
+
+/**
+ * A fresh schema migrated only up to `migration` (included), for a test of what a later migration does with the
+ * rows an older one left; dropped on close.
+ */
+export async function createTestDatabaseAt(migration: string): Promise<OldTestDatabase> {
+  const url = inject("databaseUrl");
+  const schema = `t_${randomBytes(6).toString("hex")}`;
+  await adminQuery(`create schema ${quoteIdent(schema)}`, url);
+  const opened = openDatabase({ url, schema, poolSize: 2 });
+  const migrator = new Migrator({
+    db: opened.db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    allowUnorderedMigrations: true,
+    migrationTableSchema: schema,
+  });
+  const migrateTo = async (name: string) => {
+    const result = await migrator.migrateTo(name);
+    if (result.error !== undefined) throw result.error;
+  };
+  await migrateTo(migration);
+  return {
+    url,
+    schema,
+    db: opened.db,
+    migrateTo,
+    async migrateToLatest() {
+      await migrate(opened.db, schema);
+    },
     async close() {
       await opened.close();
       await adminQuery(`drop schema ${quoteIdent(schema)} cascade`, url);

@@ -1,9 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { Migrator, sql } from "kysely";
-import pg from "pg";
-import { describe, expect, inject, it } from "vitest";
-import { migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
-import { MIGRATIONS } from "../../src/storage/migrations/index.js";
+import { sql } from "kysely";
+import { describe, expect, it } from "vitest";
+import { createTestDatabaseAt } from "../helpers/database.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
 import { GROUP_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
@@ -109,21 +107,9 @@ describe("totalResults without a filter", () => {
 
 describe("migration 0007", () => {
   it("counts the users and groups that existed before it", async () => {
-    const url = inject("databaseUrl");
-    const schema = `t_${randomBytes(6).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`create schema ${quoteIdent(schema)}`);
-    const { db, close } = openDatabase({ url, schema, poolSize: 2 });
+    const old = await createTestDatabaseAt("0006-identity-version");
+    const db = old.db;
     try {
-      const migrator = new Migrator({
-        db,
-        provider: { getMigrations: async () => MIGRATIONS },
-        allowUnorderedMigrations: true,
-        migrationTableSchema: schema,
-      });
-      const before = await migrator.migrateTo("0006-identity-version");
-      expect(before.error).toBeUndefined();
       const org = "0190c000-0000-7000-8000-0000000000aa";
       await sql`insert into organizations (id, name) values (${org}, 'old')`.execute(db);
       await sql`insert into identities (id, organization_id, user_name, scim, created_at, updated_at)
@@ -132,7 +118,7 @@ describe("migration 0007", () => {
       );
       await sql`insert into directory_groups (id, organization_id, display_name, created_at, updated_at)
         select gen_random_uuid(), ${org}, 'old' || g, now(), now() from generate_series(1, 4) g`.execute(db);
-      await migrate(db, schema);
+      await old.migrateToLatest();
       const { rows } = await sql<{ resource: string; n: number }>`select resource, sum(n)::int as n
         from resource_counts where organization_id = ${org} group by resource order by resource`.execute(db);
       expect(rows).toEqual([
@@ -140,9 +126,7 @@ describe("migration 0007", () => {
         { resource: "users", n: 17 },
       ]);
     } finally {
-      await close();
-      await admin.query(`drop schema ${quoteIdent(schema)} cascade`);
-      await admin.end();
+      await old.close();
     }
   });
 });

@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { Migrator, sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RequestLogEntry, RequestLogRepo, uuidv7Floor } from "../../src/observability/request-log/repo.js";
-import { migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
-import { MIGRATIONS } from "../../src/storage/migrations/index.js";
-import { adminQuery, createTestDatabase, type TestDatabase } from "../helpers/database.js";
+import { createTestDatabase, createTestDatabaseAt, type TestDatabase } from "../helpers/database.js";
 
 /**
  * The request log's segments (one row per client and written batch) read back as entries: newest first across
@@ -148,18 +146,9 @@ describe("the request log's segments", () => {
 
 describe("the migration to segments", () => {
   it("moves every row-per-entry entry into segments, and back", async () => {
-    const url = inject("databaseUrl");
-    const schema = `t_${randomBytes(6).toString("hex")}`;
-    await adminQuery(`create schema ${quoteIdent(schema)}`, url);
-    const { db, close } = openDatabase({ url, schema, poolSize: 2 });
+    const legacy = await createTestDatabaseAt("0016-request-log-keys");
+    const db = legacy.db;
     try {
-      const migrator = new Migrator({
-        db,
-        provider: { getMigrations: async () => MIGRATIONS },
-        allowUnorderedMigrations: true,
-        migrationTableSchema: schema,
-      });
-      expect((await migrator.migrateTo("0016-request-log-keys")).error).toBeUndefined();
       const c = "migrated";
       const old = [
         entry(c, 1, { method: "POST", status: 201, request_body: '{"userName":"Zoë"}', request_truncated: true }),
@@ -175,7 +164,7 @@ describe("the migration to segments", () => {
             ${e.status}, ${e.scim_type}, ${e.duration_ms}, ${e.resource_id}, ${e.request_body},
             ${e.request_truncated}, ${e.response_body}, ${e.response_truncated}, ${e.user_agent})`.execute(db);
       }
-      await migrate(db, schema);
+      await legacy.migrateToLatest();
 
       const migrated = new RequestLogRepo(db);
       const segments = await sql<{ n: number }>`
@@ -195,14 +184,13 @@ describe("the migration to segments", () => {
       ).toEqual(["invalidValue"]);
       expect(ids(await migrated.list("other", {}, undefined, 10))).toEqual([entry("other", 5).id]);
 
-      expect((await migrator.migrateTo("0016-request-log-keys")).error).toBeUndefined();
+      await legacy.migrateTo("0016-request-log-keys");
       const back = await sql<{ n: number; body: string | null; truncated: boolean }>`
         select count(*)::int as n, max(request_body) as body, bool_or(request_truncated) as truncated
           from scim_request_log where client_id = ${c}`.execute(db);
       expect(back.rows[0]).toEqual({ n: 602, body: '{"userName":"Zoë"}', truncated: true });
     } finally {
-      await close();
-      await adminQuery(`drop schema ${quoteIdent(schema)} cascade`, url);
+      await legacy.close();
     }
   });
 });
