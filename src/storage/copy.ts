@@ -15,11 +15,8 @@ import { quoteIdent } from "./quote.js";
 export interface CopyTypes {
   readonly uuid: string;
   readonly text: string;
-  readonly timestamptz: Date;
   readonly int2: number;
   readonly int4: number;
-  readonly float8: number;
-  readonly bool: boolean;
   readonly bytea: Uint8Array;
   readonly "text[]": readonly string[];
   readonly "int2[]": readonly number[];
@@ -64,8 +61,6 @@ export const copyDataOf = (query: CompiledQuery): Buffer | undefined => (query a
 
 /** The binary format's signature, flags (none) and header extension length (none). */
 const HEADER = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);
-/** Milliseconds from the Unix epoch to PostgreSQL's (2000-01-01T00:00:00Z). */
-const POSTGRES_EPOCH_MS = 946_684_800_000;
 
 /**
  * Rows in COPY's binary format: the header, then per row the number of fields and each field as its length (-1 for
@@ -101,13 +96,6 @@ function field(out: Writer, type: CopyType, value: CopyValue): void {
       out.hex(uuid.replaceAll("-", ""));
       return;
     }
-    case "timestamptz": {
-      if (!(value instanceof Date) || Number.isNaN(value.getTime()))
-        throw new Error("a timestamptz needs a valid Date");
-      out.int32(8);
-      out.int64(BigInt(value.getTime() - POSTGRES_EPOCH_MS) * 1000n);
-      return;
-    }
     case "int2":
       out.int32(2);
       out.int16(int2(expect(value, "number", type)));
@@ -119,14 +107,6 @@ function field(out: Writer, type: CopyType, value: CopyValue): void {
       out.int32(n);
       return;
     }
-    case "float8":
-      out.int32(8);
-      out.float64(expect(value, "number", type));
-      return;
-    case "bool":
-      out.int32(1);
-      out.byte(expect(value, "boolean", type) ? 1 : 0);
-      return;
     case "bytea": {
       if (!(value instanceof Uint8Array)) throw new Error(`a bytea column needs a Uint8Array, not ${typeof value}`);
       out.int32(value.length);
@@ -184,13 +164,13 @@ function expectElement<K extends "string" | "number">(
   return value as K extends "string" ? string : number;
 }
 
-function expect<K extends "string" | "number" | "boolean">(
+function expect<K extends "string" | "number">(
   value: Exclude<CopyValue, null | undefined>,
   kind: K,
   type: CopyType,
-): K extends "string" ? string : K extends "number" ? number : boolean {
+): K extends "string" ? string : number {
   if (typeof value !== kind) throw new Error(`a ${type} column needs a ${kind}, not ${typeof value}`);
-  return value as K extends "string" ? string : K extends "number" ? number : boolean;
+  return value as K extends "string" ? string : number;
 }
 
 /** An append-only byte buffer that grows by doubling. */
@@ -228,11 +208,6 @@ class Writer {
     this.#pos += b.length;
   }
 
-  byte(n: number): void {
-    this.#room(1);
-    this.#buf[this.#pos++] = n;
-  }
-
   int16(n: number): void {
     this.#room(2);
     this.#pos = this.#buf.writeInt16BE(n, this.#pos);
@@ -241,16 +216,6 @@ class Writer {
   int32(n: number): void {
     this.#room(4);
     this.#pos = this.#buf.writeInt32BE(n, this.#pos);
-  }
-
-  int64(n: bigint): void {
-    this.#room(8);
-    this.#pos = this.#buf.writeBigInt64BE(n, this.#pos);
-  }
-
-  float64(n: number): void {
-    this.#room(8);
-    this.#pos = this.#buf.writeDoubleBE(n, this.#pos);
   }
 
   hex(s: string): void {

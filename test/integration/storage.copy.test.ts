@@ -7,7 +7,7 @@ let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase();
   await sql`
-    create table copy_probe (n int2 primary key, t text, u uuid, b boolean, at timestamptz, x double precision)
+    create table copy_probe (n int2 primary key, t text, u uuid)
   `.execute(database.db);
 });
 afterAll(async () => database.close());
@@ -16,9 +16,6 @@ const COLUMNS: CopyColumn[] = [
   { name: "n", type: "int2" },
   { name: "t", type: "text" },
   { name: "u", type: "uuid" },
-  { name: "b", type: "bool" },
-  { name: "at", type: "timestamptz" },
-  { name: "x", type: "float8" },
 ];
 
 const TEXTS = [
@@ -34,29 +31,20 @@ interface Probe {
   n: number;
   t: string | null;
   u: string | null;
-  b: boolean | null;
-  at: Date | null;
-  x: number | null;
 }
 
 const read = async (): Promise<Probe[]> =>
-  (await sql<Probe>`select n, t, u::text as u, b, at, x from copy_probe order by n`.execute(database.db)).rows;
+  (await sql<Probe>`select n, t, u::text as u from copy_probe order by n`.execute(database.db)).rows;
 
 it("stores every value exactly as given, whatever its text holds, and says how many rows", async () => {
-  const at = new Date(Date.UTC(2026, 10, 25, 12, 0, 0, 123));
-  const before2000 = new Date(Date.UTC(1999, 11, 31, 23, 59, 59, 999));
   const uuid = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
-  const rows = TEXTS.map((t, n) => [n, t, uuid, n % 2 === 0, n === 1 ? before2000 : at, n - 0.25]);
-  const stored = await copyRows(database.db, "copy_probe", COLUMNS, [...rows, [99, null, null, null, null, null]]);
+  const rows = TEXTS.map((t, n) => [n, t, uuid]);
+  const stored = await copyRows(database.db, "copy_probe", COLUMNS, [...rows, [99, null, null]]);
   expect(stored).toBe(TEXTS.length + 1);
   const back = await read();
   expect(back.map((r) => r.t)).toEqual([...TEXTS, null]);
-  expect(back.map((r) => r.b)).toEqual([...TEXTS.map((_t, n) => n % 2 === 0), null]);
   expect(back[0]?.u).toBe(uuid);
-  expect(back[0]?.at?.toISOString()).toBe(at.toISOString());
-  expect(back[1]?.at?.toISOString()).toBe(before2000.toISOString());
-  expect(back.map((r) => r.x)).toEqual([...TEXTS.map((_t, n) => n - 0.25), null]);
-  expect(back.at(-1)).toEqual({ n: 99, t: null, u: null, b: null, at: null, x: null });
+  expect(back.at(-1)).toEqual({ n: 99, t: null, u: null });
   await sql`delete from copy_probe`.execute(database.db);
 });
 
