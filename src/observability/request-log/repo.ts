@@ -140,14 +140,11 @@ export class RequestLogRepo implements RequestLogStore {
     }
   }
 
-  /**
-   * The segments whose id range holds `id` (one, or a few where instances overlapped), the entry in them, then its
-   * two bodies alone.
-   */
+  /** The segments whose id range holds `id` (one, or a few where instances overlapped), and the entry in them. */
   async get(clientId: string, id: string): Promise<RequestLogEntry | undefined> {
     const segments = await this.#db
       .selectFrom("scim_request_log_segments")
-      .select(["client_id", "organization_id", "last_id", "entries"])
+      .select(["client_id", "organization_id", "entries", "bodies"])
       .where("client_id", "=", clientId)
       .where("last_id", ">=", id)
       .where("first_id", "<=", id)
@@ -156,13 +153,7 @@ export class RequestLogRepo implements RequestLogStore {
       const summaries = await decodeSummaries(segment);
       const index = summaries.findIndex((e) => e.id === id);
       if (index < 0) continue;
-      const row = await this.#db
-        .selectFrom("scim_request_log_segments")
-        .select("bodies")
-        .where("client_id", "=", clientId)
-        .where("last_id", "=", segment.last_id)
-        .executeTakeFirst();
-      const bodies = row === undefined ? { request: null, response: null } : await decodeBodies(row.bodies, index);
+      const bodies = await decodeBodies(segment.bodies, index);
       return {
         ...(summaries[index] as RequestLogSummary),
         request_body: bodies.request,
