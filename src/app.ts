@@ -29,6 +29,7 @@ import type { Logger } from "./platform/logger.js";
 import { registerPortal } from "./portal/routes.js";
 import { clientErrorHandler, frameworkErrors, installEdge } from "./edge-errors.js";
 import { registerScim } from "./scim/index.js";
+import { AccessTokenCodec } from "./scim/auth/access-tokens.js";
 import { CursorCodec } from "./scim/query/cursor.js";
 import { MAX_BODY_BYTES } from "./scim/limits.js";
 import { type Db, pendingMigrations } from "./storage/database.js";
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (batch.webhook) webhooks.dispatcher.wake();
   });
   const cursors = new CursorCodec(deps.secrets, deps.clock);
+  const tokens = new AccessTokenCodec(deps.secrets, deps.clock);
   const sources = new MappingSources(deps.mappingSources ?? NO_MAPPING_SOURCES);
   const mapper = new DataMapper(deps.clock, sources, new MappingEvaluator());
   const validateMapping = mappingValidator(sources);
@@ -134,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger,
     clock: deps.clock,
     cursors,
+    tokens,
     identities,
     groups,
     observability,

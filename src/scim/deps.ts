@@ -4,6 +4,7 @@ import type { Observability } from "../observability/index.js";
 import type { Clock } from "../platform/clock.js";
 import type { DatabaseFaults } from "../platform/faults.js";
 import type { Logger } from "../platform/logger.js";
+import type { AccessTokenCodec } from "./auth/access-tokens.js";
 import type { ScimClientLookup } from "./plugin.js";
 import type { CursorCodec } from "./query/cursor.js";
 
@@ -15,6 +16,8 @@ export interface ScimDeps {
   /** The request log's timestamps. */
   readonly clock: Clock;
   readonly cursors: CursorCodec;
+  /** Signs and verifies the OAuth 2.0 access tokens of the client-credentials grant. */
+  readonly tokens: AccessTokenCodec;
   /** The domain services: built once in app.ts and shared with the admin API (one mapping cache). */
   readonly identities: IdentityService;
   readonly groups: GroupService;

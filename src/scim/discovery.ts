@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { AuthMethod, ScimClient } from "../directory/scim-clients/types.js";
 import { ScimError } from "./errors.js";
 import { CURSOR_TTL_SECONDS, DEFAULT_COUNT, FILTER_MAX_RESULTS, MAX_COUNT } from "./limits.js";
 import { refuseOtherMethods } from "./plugin.js";
@@ -11,8 +12,8 @@ const RESOURCE_TYPE_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ResourceType
 const SCHEMA_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 export const DOCUMENTATION_URI = "https://github.com/roster-scim/roster#readme";
 
-/** The ServiceProviderConfig Roster advertises, value for value. */
-export function serviceProviderConfig(baseUrl: string) {
+/** The ServiceProviderConfig Roster advertises to one client, value for value. */
+export function serviceProviderConfig(baseUrl: string, client: Pick<ScimClient, "authMethods" | "spcPagination">) {
   return {
     schemas: [SPC_SCHEMA],
     documentationUri: DOCUMENTATION_URI,
@@ -22,27 +23,54 @@ export function serviceProviderConfig(baseUrl: string) {
     changePassword: { supported: true },
     sort: { supported: false },
     etag: { supported: false },
-    pagination: {
-      cursor: true,
-      index: true,
-      defaultPaginationMethod: "index",
-      defaultPageSize: DEFAULT_COUNT,
-      maxPageSize: MAX_COUNT,
-      cursorTimeout: CURSOR_TTL_SECONDS,
-    },
-    authenticationSchemes: [
-      {
-        type: "oauthbearertoken",
-        name: "Shared secret bearer token",
-        description:
-          "The SCIM client's static shared secret in the Authorization header, with or without a Bearer prefix",
-        specUri: "https://www.rfc-editor.org/rfc/rfc6750",
-        documentationUri: DOCUMENTATION_URI,
-        primary: true,
-      },
-    ],
+    // RFC 9865 §4; some client libraries refuse keys RFC 7643 does not name, so a connection may leave it out.
+    ...(client.spcPagination
+      ? {
+          pagination: {
+            cursor: true,
+            index: true,
+            defaultPaginationMethod: "index",
+            defaultPageSize: DEFAULT_COUNT,
+            maxPageSize: MAX_COUNT,
+            cursorTimeout: CURSOR_TTL_SECONDS,
+          },
+        }
+      : {}),
+    authenticationSchemes: authenticationSchemes(baseUrl, client.authMethods),
     meta: { resourceType: "ServiceProviderConfig", location: `${baseUrl}/ServiceProviderConfig` },
   };
+}
+
+/** RFC 7643 §5: one scheme per way the client may authenticate; bearer values come first (primary). */
+function authenticationSchemes(baseUrl: string, methods: readonly AuthMethod[]) {
+  const schemes: object[] = [];
+  const bearer = methods.includes("bearer");
+  const oauth = methods.includes("client_credentials");
+  if (bearer || oauth) {
+    const ways = [
+      ...(bearer ? ["the connection's shared secret, with or without a Bearer prefix"] : []),
+      ...(oauth ? [`an access token from ${baseUrl}/oauth/token (OAuth 2.0 client credentials)`] : []),
+    ];
+    schemes.push({
+      type: "oauthbearertoken",
+      name: oauth && !bearer ? "OAuth 2.0 client credentials" : "Shared secret bearer token",
+      description: `The Authorization header carries ${ways.join(", or ")}`,
+      specUri: "https://www.rfc-editor.org/rfc/rfc6750",
+      documentationUri: DOCUMENTATION_URI,
+      primary: true,
+    });
+  }
+  if (methods.includes("basic")) {
+    schemes.push({
+      type: "httpbasic",
+      name: "HTTP Basic",
+      description: "HTTP Basic with the connection's client id as user name and its shared secret as password",
+      specUri: "https://www.rfc-editor.org/rfc/rfc7617",
+      documentationUri: DOCUMENTATION_URI,
+      primary: schemes.length === 0,
+    });
+  }
+  return schemes;
 }
 
 const resourceTypeJson = (rt: ResourceTypeDefinition, baseUrl: string) => ({
@@ -83,7 +111,7 @@ const listOf = (resources: unknown[]) => ({
 export function registerDiscoveryRoutes(scope: FastifyInstance, baseUrlOf: (clientId: string) => string): void {
   const base = (params: unknown) => baseUrlOf((params as { clientId: string }).clientId);
 
-  scope.get("/ServiceProviderConfig", async (req) => serviceProviderConfig(base(req.params)));
+  scope.get("/ServiceProviderConfig", async (req) => serviceProviderConfig(base(req.params), req.scimClient));
   // Each client sees the standard schemas plus the extensions it declared (docs/scim-extensions.md).
   scope.get("/ResourceTypes", async (req) =>
     listOf(registryOf(req.scimClient).resourceTypes.map((rt) => resourceTypeJson(rt, base(req.params)))),

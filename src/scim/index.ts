@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { installScimObservability } from "../observability/index.js";
+import { registerTokenEndpoint } from "./auth/token-route.js";
 import type { ScimDeps } from "./deps.js";
 import { registerDiscoveryRoutes } from "./discovery.js";
 import { registerGroupRoutes } from "./groups/routes.js";
@@ -12,7 +13,7 @@ export const SCIM_PREFIX = "/scim/:clientId/v2";
 export async function registerScim(app: FastifyInstance, deps: ScimDeps): Promise<void> {
   await app.register(
     async (scope) => {
-      installScimPlumbing(scope, deps.clients, deps.logger, deps.faults);
+      installScimPlumbing(scope, deps.clients, deps.logger, deps.faults, deps.tokens);
       installScimObservability(scope, { ...deps.observability, ...deps });
       const baseUrlOf = (clientId: string) => `${deps.publicUrl()}/scim/${encodeURIComponent(clientId)}/v2`;
       registerDiscoveryRoutes(scope, baseUrlOf);
@@ -21,4 +22,5 @@ export async function registerScim(app: FastifyInstance, deps: ScimDeps): Promis
     },
     { prefix: SCIM_PREFIX },
   );
+  await registerTokenEndpoint(app, deps, SCIM_PREFIX);
 }

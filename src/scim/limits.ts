@@ -19,3 +19,5 @@ export const MAX_DISPLAY_NAME_LENGTH = 512;
 export const MAX_EMPLOYEE_NUMBER_LENGTH = 512;
 /** A SCIM body nests a few levels (a PatchOp value holding the Enterprise manager is 5); 32 leaves room. */
 export const MAX_JSON_DEPTH = 32;
+/** How long an OAuth 2.0 access token of the client-credentials grant is valid (its `expires_in`). */
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;

@@ -1,9 +1,12 @@
-import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from "fastify";
+import type { FastifyError, FastifyInstance, HTTPMethods } from "fastify";
 import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Logger } from "../platform/logger.js";
 import { logInternalError, pathOnly } from "../platform/internal-error.js";
 import { describeProblem, findUnstorable, findUnstorableParameter, isStorableText } from "../platform/storable.js";
 import type { DatabaseFaults } from "../platform/faults.js";
+import type { AccessTokenCodec } from "./auth/access-tokens.js";
+import { authenticate } from "./auth/authenticate.js";
+import { presentedCredentials } from "./auth/credentials.js";
 import { badRequest, ScimError, scimErrorOf } from "./errors.js";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.js";
 import { SCIM_CONTENT_TYPE, sendError } from "./render.js";
@@ -29,13 +32,15 @@ export interface ScimClientLookup {
 
 /**
  * The SCIM front door: JSON bodies as application/scim+json or application/json,
- * client lookup (unknown → 404), shared-secret authentication, and every error as a SCIM Error body.
+ * client lookup (unknown → 404), authentication by the methods the client accepts (its secret as a bearer value or
+ * in HTTP Basic, or an OAuth 2.0 access token issued for it), and every error as a SCIM Error body.
  */
 export function installScimPlumbing(
   scope: FastifyInstance,
   clients: ScimClientLookup,
   logger: Logger,
   faults: DatabaseFaults,
+  tokens: AccessTokenCodec,
 ): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(
@@ -63,13 +68,14 @@ export function installScimPlumbing(
       throw new ScimError(404, undefined, "SCIM client not found");
     let client = await clients.get(clientId);
     if (client === undefined) throw new ScimError(404, undefined, "SCIM client not found");
-    const presented = presentedSecret(req);
-    let which = clients.match(client, presented);
+    const presented = presentedCredentials(req.headers.authorization);
+    const match = clients.match.bind(clients);
+    let which = await authenticate(client, presented, match, tokens);
     // Before refusing, read the client again: another instance may have just rotated its secret.
     if (which === undefined) {
       client = await clients.refresh(clientId);
       if (client === undefined) throw new ScimError(404, undefined, "SCIM client not found");
-      which = clients.match(client, presented);
+      which = await authenticate(client, presented, match, tokens);
     }
     if (which === undefined) throw new ScimError(401, undefined, "invalid authorization header");
     if (which === "previous") await clients.notePreviousSecretUse(client);
@@ -168,17 +174,6 @@ export function notFoundDetail(method: string, url: string): string {
   return /^\/(Bulk|Me)(\/|$)/i.test(path)
     ? `${path} is not supported by this service provider`
     : `no SCIM endpoint ${method} ${path}`;
-}
-
-/** Trim, drop one case-insensitive `Bearer` prefix (Entra adds one); the comparison is the lookup's (constant time). */
-function presentedSecret(req: FastifyRequest): string {
-  const header = req.headers.authorization;
-  if (header === undefined || header.trim() === "") {
-    throw new ScimError(401, undefined, "no authorization header found");
-  }
-  const presented = header.trim().replace(/^bearer(\s+|$)/i, "");
-  if (presented === "") throw new ScimError(401, undefined, "invalid authorization header");
-  return presented;
 }
 
 const ALL_METHODS: readonly HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];

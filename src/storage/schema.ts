@@ -75,6 +75,10 @@ export interface ScimClientsTable {
   previous_secret_hash: string | null;
   previous_secret_expire_time: Date | null;
   previous_secret_last_used_time: Date | null;
+  /** Which ways of authenticating the client accepts (0023): bearer, basic, client_credentials. */
+  auth_methods: ColumnType<string[], string[] | undefined, string[]>;
+  /** Whether its ServiceProviderConfig carries the RFC 9865 pagination block (0023). */
+  spc_pagination: Generated<boolean>;
 }
 
 export interface InstanceSettingsTable {

@@ -28,7 +28,9 @@ describe("ServiceProviderConfig", () => {
       cursorTimeout: 3600,
     });
     expect(spc.authenticationSchemes).toHaveLength(1);
-    expect(spc.authenticationSchemes[0]).toMatchObject({ type: "oauthbearertoken" });
+    expect(spc.authenticationSchemes[0]).toMatchObject({ type: "oauthbearertoken", primary: true });
+    // The default connection accepts its secret and OAuth 2.0 tokens: both are bearer values.
+    expect(spc.authenticationSchemes[0].description).toContain("/oauth/token");
     for (const key of ["name", "description", "specUri", "documentationUri"]) {
       expect(typeof spc.authenticationSchemes[0][key]).toBe("string");
     }

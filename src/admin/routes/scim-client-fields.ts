@@ -5,7 +5,13 @@ import {
   parseExtensions,
   type UnknownExtensions,
 } from "../../directory/scim-clients/extensions.js";
-import type { ScimClient, WebhookRetry } from "../../directory/scim-clients/types.js";
+import {
+  AUTH_METHODS,
+  type AuthMethod,
+  DEFAULT_AUTH_METHODS,
+  type ScimClient,
+  type WebhookRetry,
+} from "../../directory/scim-clients/types.js";
 import { invalidArgument } from "../errors.js";
 import type { JsonObject } from "../json.js";
 import type { CreateScimClientBody } from "../schemas/scim-clients.js";
@@ -74,12 +80,17 @@ export function validateHttpUrl(raw: string, field: string): string {
   return url.toString();
 }
 
+/** `authentication_methods`: the given list in the canonical order, or the default (bearer, client_credentials). */
+export const authMethodsOf = (value: readonly AuthMethod[] | null | undefined): readonly AuthMethod[] =>
+  value === undefined || value === null ? DEFAULT_AUTH_METHODS : AUTH_METHODS.filter((m) => value.includes(m));
+
 export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObject = {}): JsonObject {
+  const scimBaseUrl = `${publicUrl}/scim/${encodeURIComponent(c.clientId)}/v2`;
   return {
     client_id: c.clientId,
     organization_id: c.organizationId,
     name: c.name,
-    scim_base_url: `${publicUrl}/scim/${encodeURIComponent(c.clientId)}/v2`,
+    scim_base_url: scimBaseUrl,
     auto_link: c.autoLink,
     mapping: c.mapping,
     tenant: c.tenant,
@@ -95,6 +106,10 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     request_log: c.requestLog,
     extensions: c.extensions as unknown as JsonObject[],
     unknown_extensions: c.unknownExtensions,
+    authentication_methods: [...c.authMethods],
+    basic_username: c.clientId,
+    oauth_token_url: `${scimBaseUrl}/oauth/token`,
+    service_provider_config_pagination: c.spcPagination,
     create_time: c.createTime.toISOString(),
     update_time: c.updateTime.toISOString(),
     ...extra,

@@ -20,6 +20,7 @@ import {
 import { type FieldUpdate, type MaskSpec, resolveUpdateMask } from "../update-mask.js";
 import { parseDuration } from "./api-keys-fields.js";
 import {
+  authMethodsOf,
   extensionsOf,
   parseWebhook,
   retryOf,
@@ -46,6 +47,8 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "request_log",
     "extensions",
     "unknown_extensions",
+    "authentication_methods",
+    "service_provider_config_pagination",
   ],
   immutable: [
     "client_id",
@@ -56,6 +59,8 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "secret_rotate_time",
     "previous_secret_expire_time",
     "previous_secret_last_used_time",
+    "basic_username",
+    "oauth_token_url",
   ],
 };
 
@@ -104,6 +109,8 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
         requestLog: body.request_log ?? "errors",
         extensions: extensionsOf(body.extensions),
         unknownExtensions: unknownExtensionsOf(body.unknown_extensions),
+        authMethods: authMethodsOf(body.authentication_methods),
+        spcPagination: body.service_provider_config_pagination ?? true,
       });
       if (!result.ok) {
         if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
@@ -236,6 +243,12 @@ async function toChanges(updates: readonly FieldUpdate[], deps: ScimClientRouteD
         break;
       case "unknown_extensions":
         changes.unknownExtensions = unknownExtensionsOf(value as Patch["unknown_extensions"]);
+        break;
+      case "authentication_methods":
+        changes.authMethods = authMethodsOf(value as Patch["authentication_methods"]);
+        break;
+      case "service_provider_config_pagination":
+        changes.spcPagination = value !== false;
         break;
       case "webhook.retry":
         changes.webhookRetry = retryOf(value as WebhookRetry | undefined);

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { WEBHOOK_RETRY_MODES } from "../../directory/scim-clients/types.js";
+import { AUTH_METHODS, WEBHOOK_RETRY_MODES } from "../../directory/scim-clients/types.js";
 import {
   AnyObject,
   Checked,
@@ -29,6 +29,23 @@ const RequestLog = Type.Optional(
 );
 const UnknownExtensions = Type.Optional(
   Nullable(Enum(["reject", "store"] as const, '{path} must be "reject" or "store"', "Default reject")),
+);
+const AuthMethods = Type.Optional(
+  Nullable(
+    Checked(
+      Type.Array(Enum(AUTH_METHODS), {
+        minItems: 1,
+        uniqueItems: true,
+        description:
+          "How the identity provider may authenticate: bearer (the secret), basic (client id and secret), " +
+          "client_credentials (OAuth 2.0 tokens from {scim_base_url}/oauth/token); default bearer and client_credentials",
+      }),
+      "{path} must be a non-empty list of distinct values among bearer, basic, client_credentials",
+    ),
+  ),
+);
+const SpcPagination = OptionalFlag(
+  "Whether the ServiceProviderConfig carries the RFC 9865 pagination block (default true; some SCIM client libraries refuse it)",
 );
 const Extensions = Type.Optional(
   Type.Unknown({ description: "Declared SCIM schema extensions (docs/scim-extensions.md)" }),
@@ -62,6 +79,8 @@ export const CreateScimClientBody = Type.Object({
   request_log: RequestLog,
   extensions: Extensions,
   unknown_extensions: UnknownExtensions,
+  authentication_methods: AuthMethods,
+  service_provider_config_pagination: SpcPagination,
 });
 
 const PatchText = Type.Optional(NullableText);
@@ -79,6 +98,8 @@ export const ScimClientPatch = Type.Object({
   request_log: RequestLog,
   extensions: Extensions,
   unknown_extensions: UnknownExtensions,
+  authentication_methods: AuthMethods,
+  service_provider_config_pagination: SpcPagination,
 });
 
 /** `{scim_client: {...}}` or the fields themselves; `update_mask` names what changes. */
@@ -116,6 +137,10 @@ export const ScimClientJson = Type.Object({
   request_log: Type.String(),
   extensions: Type.Array(AnyObject()),
   unknown_extensions: Type.String(),
+  authentication_methods: Type.Array(Type.String()),
+  basic_username: Type.String({ description: "The user name of HTTP Basic: the client id" }),
+  oauth_token_url: Type.String({ description: "The OAuth 2.0 token endpoint of the client-credentials grant" }),
+  service_provider_config_pagination: Type.Boolean(),
   create_time: Time,
   update_time: Time,
   secret: Type.Optional(Type.String({ description: "Shown once: on create when generated, and on rotation" })),

@@ -5,7 +5,7 @@ import type { ScimClientsTable } from "../../storage/schema.js";
 import { reindexDeclared } from "../extension-index-repo.js";
 import type { ScimClientRefusal } from "./errors.js";
 import { indexedAttributesOf, storedExtensions } from "./extensions.js";
-import type { NewScimClientRow, ScimClient, StoredScimClientChanges } from "./types.js";
+import { AUTH_METHODS, type NewScimClientRow, type ScimClient, type StoredScimClientChanges } from "./types.js";
 
 /** A stored webhook secret, as the ROSTER_SECRETS rotation reads it. */
 export interface SealedWebhookSecret {
@@ -40,6 +40,8 @@ export class ScimClientRepo {
           extensions: JSON.stringify(row.extensions),
           unknown_extensions: row.unknownExtensions,
           webhook_retry: row.webhookRetry,
+          auth_methods: [...row.authMethods],
+          spc_pagination: row.spcPagination,
           create_time: row.now,
           update_time: row.now,
         })
@@ -188,6 +190,8 @@ function columnsOf(changes: StoredScimClientChanges, now: Date): Partial<Record<
   if (changes.extensions !== undefined) set.extensions = JSON.stringify(changes.extensions);
   if (changes.unknownExtensions !== undefined) set.unknown_extensions = changes.unknownExtensions;
   if (changes.webhookRetry !== undefined) set.webhook_retry = changes.webhookRetry;
+  if (changes.authMethods !== undefined) set.auth_methods = [...changes.authMethods];
+  if (changes.spcPagination !== undefined) set.spc_pagination = changes.spcPagination;
   return set;
 }
 
@@ -216,5 +220,7 @@ export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
     previousSecretHash: row.previous_secret_hash,
     previousSecretExpireTime: row.previous_secret_expire_time,
     previousSecretLastUsedTime: row.previous_secret_last_used_time,
+    authMethods: AUTH_METHODS.filter((m) => row.auth_methods.includes(m)),
+    spcPagination: row.spc_pagination,
   };
 };

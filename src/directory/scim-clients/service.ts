@@ -3,7 +3,13 @@ import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.
 import { ScimClientCache } from "./cache.js";
 import type { ScimClientRefusal } from "./errors.js";
 import type { ScimClientRepo } from "./repo.js";
-import type { ScimClient, ScimClientChanges, ScimClientInput, StoredScimClientChanges } from "./types.js";
+import {
+  DEFAULT_AUTH_METHODS,
+  type ScimClient,
+  type ScimClientChanges,
+  type ScimClientInput,
+  type StoredScimClientChanges,
+} from "./types.js";
 
 /** The longest grace period of a secret rotation: an IdP's secret can be updated within a week. */
 export const MAX_SECRET_GRACE_SECONDS = 7 * 86_400;
@@ -65,6 +71,8 @@ export class ScimClientService {
       extensions: input.extensions ?? [],
       unknownExtensions: input.unknownExtensions ?? "reject",
       webhookRetry: input.webhookRetry ?? "none",
+      authMethods: input.authMethods ?? DEFAULT_AUTH_METHODS,
+      spcPagination: input.spcPagination ?? true,
       now: this.#clock.now(),
     });
     return typeof stored === "string" ? { ok: false, reason: stored } : { ok: true, client: stored };

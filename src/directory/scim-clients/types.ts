@@ -33,7 +33,21 @@ export interface ScimClient {
   readonly previousSecretExpireTime: Date | null;
   /** The last time the previous secret authenticated a request (recorded at most once a minute per instance). */
   readonly previousSecretLastUsedTime: Date | null;
+  /** The ways of authenticating it accepts, all of them proofs of its secret (docs/scim-authentication.md). */
+  readonly authMethods: readonly AuthMethod[];
+  /** Whether its ServiceProviderConfig carries the RFC 9865 pagination block. */
+  readonly spcPagination: boolean;
 }
+
+/** The secret itself as a bearer token, HTTP Basic (client id and secret), or OAuth 2.0 client credentials. */
+export const AUTH_METHODS = ["bearer", "basic", "client_credentials"] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+/**
+ * What a connection accepts unless told otherwise: its secret as a bearer value and the tokens it buys. Basic is
+ * turned on for the IdPs configured for it, so that the ServiceProviderConfig of every other connection keeps its
+ * one bearer scheme.
+ */
+export const DEFAULT_AUTH_METHODS: readonly AuthMethod[] = ["bearer", "client_credentials"];
 
 export const WEBHOOK_RETRY_MODES = ["none", "backoff"] as const;
 export type WebhookRetry = (typeof WEBHOOK_RETRY_MODES)[number];
@@ -53,6 +67,8 @@ export interface ScimClientInput {
   readonly extensions?: readonly ExtensionDeclaration[];
   readonly unknownExtensions?: UnknownExtensions;
   readonly webhookRetry?: WebhookRetry;
+  readonly authMethods?: readonly AuthMethod[];
+  readonly spcPagination?: boolean;
 }
 
 /** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
@@ -70,6 +86,8 @@ export interface ScimClientChanges {
   extensions?: readonly ExtensionDeclaration[];
   unknownExtensions?: UnknownExtensions;
   webhookRetry?: WebhookRetry;
+  authMethods?: readonly AuthMethod[];
+  spcPagination?: boolean;
 }
 
 /** What the repository stores for a change: the secret already hashed, the webhook secret already sealed. */
@@ -87,6 +105,8 @@ export interface StoredScimClientChanges {
   extensions?: readonly ExtensionDeclaration[];
   unknownExtensions?: UnknownExtensions;
   webhookRetry?: WebhookRetry;
+  authMethods?: readonly AuthMethod[];
+  spcPagination?: boolean;
 }
 
 /** A new client as stored: the secret already hashed, the webhook secret already sealed. */
@@ -107,4 +127,6 @@ export type NewScimClientRow = Pick<
   | "extensions"
   | "unknownExtensions"
   | "webhookRetry"
+  | "authMethods"
+  | "spcPagination"
 > & { readonly now: Date };

@@ -99,6 +99,10 @@ export interface Connection {
   request_log: RequestLogMode;
   extensions: unknown[];
   unknown_extensions: "reject" | "store";
+  authentication_methods: AuthMethod[];
+  basic_username: string;
+  oauth_token_url: string;
+  service_provider_config_pagination: boolean;
   secret_rotate_time: string | null;
   previous_secret_expire_time: string | null;
   previous_secret_last_used_time: string | null;
@@ -112,6 +116,9 @@ export interface Connection {
 }
 
 export type RequestLogMode = "errors" | "all" | "off";
+
+/** How an identity provider may authenticate to a connection (docs/scim-authentication.md). */
+export type AuthMethod = "bearer" | "basic" | "client_credentials";
 
 /** One SCIM request of a connection, as the request log keeps it (bodies only in the single read). */
 export interface ScimRequest {

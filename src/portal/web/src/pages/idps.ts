@@ -2,12 +2,26 @@
  * What each identity provider's console asks for when it is pointed at a SCIM server, field by field, in the
  * console's own words. `value` says what to enter: the connection's base URL, its secret, or a literal.
  */
-export type GuideValue = { kind: "baseUrl" } | { kind: "secret" } | { kind: "literal"; text: string };
+export type GuideValue =
+  | { kind: "baseUrl" }
+  | { kind: "secret" }
+  | { kind: "clientId" }
+  | { kind: "tokenUrl" }
+  | { kind: "literal"; text: string };
 
 export interface GuideField {
   readonly label: string;
   readonly value: GuideValue;
   readonly note?: string;
+  /** A field of the default authentication, replaced by an alternative's fields when one is chosen. */
+  readonly auth?: true;
+}
+
+/** Another way the console can authenticate, in its own words, and the connection's method it needs. */
+export interface AuthAlternative {
+  readonly label: string;
+  readonly method: "basic" | "client_credentials";
+  readonly fields: readonly GuideField[];
 }
 
 export interface Idp {
@@ -15,13 +29,25 @@ export interface Idp {
   /** Where in the console the fields are. */
   readonly where: readonly string[];
   readonly fields: readonly GuideField[];
+  /** The console's name for the default authentication, when it offers others. */
+  readonly defaultAuth?: string;
+  readonly alternatives?: readonly AuthAlternative[];
   /** What to do after the fields, and what to know about this provider. */
   readonly after: readonly string[];
 }
 
 const baseUrl: GuideValue = { kind: "baseUrl" };
 const secret: GuideValue = { kind: "secret" };
+const clientId: GuideValue = { kind: "clientId" };
+const tokenUrl: GuideValue = { kind: "tokenUrl" };
 const lit = (text: string): GuideValue => ({ kind: "literal", text });
+
+const oauthFields = (method: string, id: string, idSecret: string): GuideField[] => [
+  { label: method, value: lit("OAuth2 client credentials grant") },
+  { label: "Token Endpoint", value: tokenUrl },
+  { label: id, value: clientId },
+  { label: idSecret, value: secret, note: "Tokens last an hour; the identity provider fetches new ones itself." },
+];
 
 export const IDPS = {
   okta: {
@@ -39,8 +65,25 @@ export const IDPS = {
         value: lit("Push New Users, Push Profile Updates, Push Groups"),
         note: "Tick these three; Import New Users and Profile Updates is optional.",
       },
-      { label: "Authentication Mode", value: lit("HTTP Header") },
-      { label: "Authorization (Bearer)", value: secret, note: "Paste the secret alone: Okta adds the Bearer prefix." },
+      { label: "Authentication Mode", value: lit("HTTP Header"), auth: true },
+      {
+        label: "Authorization (Bearer)",
+        value: secret,
+        note: "Paste the secret alone: Okta adds the Bearer prefix.",
+        auth: true,
+      },
+    ],
+    defaultAuth: "HTTP Header",
+    alternatives: [
+      {
+        label: "Basic Auth",
+        method: "basic",
+        fields: [
+          { label: "Authentication Mode", value: lit("Basic Auth") },
+          { label: "Username", value: clientId },
+          { label: "Password", value: secret },
+        ],
+      },
     ],
     after: [
       "Test Connector Configuration, then Save.",
@@ -56,11 +99,20 @@ export const IDPS = {
     ],
     fields: [
       { label: "Tenant URL", value: baseUrl },
-      { label: "Secret Token", value: secret, note: "Without a Bearer prefix: Entra adds it." },
+      { label: "Authentication Method", value: lit("Bearer authentication"), auth: true },
+      { label: "Secret Token", value: secret, note: "Without a Bearer prefix: Entra adds it.", auth: true },
       {
         label: "Mappings → Provision Microsoft Entra ID Users → matching attribute",
         value: lit("userName"),
         note: "Keep userName ← userPrincipalName with “Match objects using this attribute” set to Yes.",
+      },
+    ],
+    defaultAuth: "Bearer authentication",
+    alternatives: [
+      {
+        label: "OAuth2 client credentials grant",
+        method: "client_credentials",
+        fields: oauthFields("Authentication Method", "Client Identifier", "Client Secret"),
       },
     ],
     after: [
@@ -132,8 +184,29 @@ export const IDPS = {
     where: ["Any SCIM 2.0 client (Rippling, SailPoint, a script) needs:"],
     fields: [
       { label: "SCIM base URL", value: baseUrl },
-      { label: "Authorization header", value: secret, note: "Sent as “Authorization: Bearer <secret>”." },
+      {
+        label: "Authorization header",
+        value: secret,
+        note: "Sent as “Authorization: Bearer <secret>”.",
+        auth: true,
+      },
       { label: "Unique identifier field for users", value: lit("userName") },
+    ],
+    defaultAuth: "Bearer token",
+    alternatives: [
+      {
+        label: "HTTP Basic",
+        method: "basic",
+        fields: [
+          { label: "User name", value: clientId },
+          { label: "Password", value: secret },
+        ],
+      },
+      {
+        label: "OAuth 2.0 client credentials",
+        method: "client_credentials",
+        fields: oauthFields("Grant type", "Client ID", "Client secret"),
+      },
     ],
     after: [
       "Supported: /Users and /Groups with POST, GET, PUT, PATCH, DELETE; filters with eq on userName, externalId, employeeNumber (users) and displayName, externalId (groups); cursor or index paging.",

@@ -1,30 +1,68 @@
 import { useState } from "preact/hooks";
-import { type Connection, call, enc } from "../api.js";
+import { type AuthMethod, type Connection, call, enc } from "../api.js";
 import { useLocation } from "../router.js";
 import { oneTime } from "../secrets.js";
 import { SelectField } from "../fields.js";
-import { Confirm, CopyField, Time } from "../ui.js";
-import { type GuideValue, IDP_OPTIONS, IDPS, type IdpKey, isIdpKey } from "./idps.js";
+import { Confirm, CopyField, ErrorNote, Time, useAction } from "../ui.js";
+import { type GuideValue, IDP_OPTIONS, IDPS, type Idp, type IdpKey, isIdpKey } from "./idps.js";
 
 export function SetupGuide({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
   const loc = useLocation();
   const fromUrl = loc.query.get("idp");
   const [idp, setIdp] = useState<IdpKey>(isIdpKey(fromUrl) ? fromUrl : "okta");
   const [secret, setSecret] = useState(oneTime.get(conn.client_id));
-  const guide = IDPS[idp];
-  const fieldValue = (v: GuideValue) =>
-    v.kind === "baseUrl" ? conn.scim_base_url : v.kind === "literal" ? v.text : secret;
+  const [authLabel, setAuthLabel] = useState("");
+  const guide: Idp = IDPS[idp];
+  const alternative = guide.alternatives?.find((a) => a.label === authLabel);
+  const fields =
+    alternative === undefined ? guide.fields : [...guide.fields.filter((f) => f.auth !== true), ...alternative.fields];
+  const fieldValue = (v: GuideValue) => {
+    switch (v.kind) {
+      case "baseUrl":
+        return conn.scim_base_url;
+      case "clientId":
+        return conn.basic_username;
+      case "tokenUrl":
+        return conn.oauth_token_url;
+      case "literal":
+        return v.text;
+      case "secret":
+        return secret;
+    }
+  };
   return (
     <>
       <h2>Set up {guide.name}</h2>
-      <SelectField label="Identity provider" value={idp} options={IDP_OPTIONS} onChange={setIdp} />
+      <SelectField
+        label="Identity provider"
+        value={idp}
+        options={IDP_OPTIONS}
+        onChange={(key) => {
+          setIdp(key);
+          setAuthLabel("");
+        }}
+      />
+      {guide.alternatives === undefined ? null : (
+        <SelectField
+          label="Authentication"
+          value={authLabel}
+          options={[
+            ["", guide.defaultAuth ?? "Bearer token"],
+            ...guide.alternatives.map((a) => [a.label, a.label] as const),
+          ]}
+          onChange={setAuthLabel}
+        />
+      )}
+      {alternative === undefined || conn.authentication_methods.includes(alternative.method) ? null : (
+        <AcceptMethod conn={conn} method={alternative.method} label={alternative.label} onChanged={onChanged} />
+      )}
       <ol class="steps">
         {guide.where.map((s) => (
           <li key={s}>{s}</li>
         ))}
       </ol>
       <section class="card guide" aria-label={`${guide.name} fields`}>
-        {guide.fields.map((f) => {
+        {fields.map((f) => {
           const value = fieldValue(f.value);
           if (value === undefined) {
             return (
@@ -66,7 +104,70 @@ export function SetupGuide({ conn, onChanged }: { conn: Connection; onChanged: (
           <li key={s}>{s}</li>
         ))}
       </ul>
+      {idp === "generic" ? <StrictClients conn={conn} onChanged={onChanged} /> : null}
     </>
+  );
+}
+
+/** Turns on a way of authenticating the chosen console setting needs; the connection refuses it until then. */
+function AcceptMethod(props: { conn: Connection; method: AuthMethod; label: string; onChanged: () => void }) {
+  const { conn, method } = props;
+  const { busy, error, run } = useAction();
+  return (
+    <div class="card warn" role="status">
+      <p>
+        This connection does not accept {props.label} yet: the identity provider's requests would get 401 until it does.
+      </p>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() =>
+          run(async () => {
+            await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=authentication_methods`, {
+              authentication_methods: [...conn.authentication_methods, method],
+            });
+            props.onChanged();
+          })
+        }
+      >
+        Accept {props.label}
+      </button>
+      <ErrorNote error={error} />
+    </div>
+  );
+}
+
+/**
+ * Some SCIM client libraries (python's scim2-client among them) refuse a ServiceProviderConfig with RFC 9865's
+ * pagination block; the connection can leave it out.
+ */
+function StrictClients({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
+  const { busy, error, run } = useAction();
+  const on = conn.service_provider_config_pagination;
+  return (
+    <div class="card">
+      <h3>Strict client libraries</h3>
+      <p>
+        The ServiceProviderConfig {on ? "includes" : "leaves out"} the cursor pagination block (RFC 9865). Leave it out
+        for libraries that refuse attributes RFC 7643 does not name, such as python's scim2-client.
+      </p>
+      <button
+        type="button"
+        class="secondary"
+        disabled={busy}
+        onClick={() =>
+          run(async () => {
+            await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=service_provider_config_pagination`, {
+              service_provider_config_pagination: !on,
+            });
+            onChanged();
+          })
+        }
+      >
+        {on ? "Leave the pagination block out" : "Include the pagination block"}
+      </button>
+      <ErrorNote error={error} />
+    </div>
   );
 }
 
