@@ -112,6 +112,18 @@ describe("admin portal in Chromium", () => {
     expect(page.url()).not.toContain(secret);
     await check(page, "connection-setup-okta");
 
+    // Okta's Basic Auth: the guide offers it, the connection accepts it once asked, and the values it shows work.
+    await page.getByLabel("Authentication", { exact: true }).selectOption("Basic Auth");
+    await page.getByRole("button", { name: "Accept Basic Auth" }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Accept Basic Auth" }).count()).toBe(0);
+    const basicUser = await page.getByLabel("Username", { exact: true }).inputValue();
+    expect(await page.getByLabel("Password", { exact: true }).inputValue()).toBe(secret);
+    const viaBasic = await fetch(`${baseUrl}/Users?count=1`, {
+      headers: { authorization: `Basic ${Buffer.from(`${basicUser}:${secret}`).toString("base64")}` },
+    });
+    expect(viaBasic.status).toBe(200);
+    await page.getByLabel("Authentication", { exact: true }).selectOption("");
+
     // Webhook to a local receiver, with a generated secret and delivery logging on.
     await page.getByRole("link", { name: "Settings" }).click();
     // No webhook URL yet: nothing to send a test event to.
