@@ -1,6 +1,5 @@
-import { Kysely, type MigrationResultSet, Migrator, sql } from "kysely";
+import { Kysely, sql } from "kysely";
 import pg from "pg";
-import { MIGRATIONS } from "./migrations/index.js";
 import { ResilientClient } from "./client.js";
 import { namingDialect } from "./driver.js";
 import type { Database } from "./schema.js";
@@ -122,24 +121,5 @@ export async function checkPoolerSession(db: Db): Promise<void> {
   }
 }
 
-export async function migrate(db: Db, schema?: string): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => MIGRATIONS },
-    // Features land independently: a migration may sort before one already applied on a long-lived database.
-    allowUnorderedMigrations: true,
-    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
-  });
-  const result = await migrator.migrateToLatest();
-  if (result.error !== undefined) throw result.error;
-  return result;
-}
-
-/** Ready = reachable and every known migration applied. */
-export async function pendingMigrations(db: Db): Promise<number> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
-  const all = await migrator.getMigrations();
-  return all.filter((m) => m.executedAt === undefined).length;
-}
-
+export { migrate, pendingMigrations } from "./migrate.js";
 export { quoteIdent };
