@@ -4,6 +4,7 @@ import type { Logger } from "../platform/logger.js";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.js";
 import { checkPoolerSession, type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
 import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
+import { DatabaseLiveness } from "./liveness.js";
 import type { DatabaseTimeouts } from "./timeouts.js";
 
 /** Connections of the webhook dispatcher's bookkeeping (claims, attempts): few, and `synchronous_commit = off`. */
@@ -57,7 +58,9 @@ export async function openStorage(config: Config, logger: Logger, hooks: Storage
     const timeouts = config.databaseTimeouts;
     const dbLog = logger.child({ component: "database" });
     const onConnectionError = (e: Error) => dbLog.warn({ err: e.message }, "a pooled database connection broke");
-    const pools = { url, timeouts, onConnectionError, pooling };
+    // One probe of the database for all its pools: an outage is found once, and felt by every pool at once.
+    const liveness = new DatabaseLiveness(url, timeouts.connectMs);
+    const pools = { url, timeouts, onConnectionError, pooling, liveness };
     await migrateUnbounded(pools);
     const opened = openDatabase({ ...pools, poolSize: MAIN_POOL_SIZE });
     const bookkeeping = openDatabase({ ...pools, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });

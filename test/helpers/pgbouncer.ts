@@ -53,6 +53,8 @@ export async function startPgBouncer(serverUrl: string, serverConnections = 2): 
     "max_client_conn = 200",
     "server_reset_query =",
     "ignore_startup_parameters = extra_float_digits",
+    // As docs/scaling.md recommends: a server that refused a login is tried again after 1 s, not 15.
+    "server_login_retry = 1",
   ].join("\n");
   const file = join(dir, "pgbouncer.ini");
   await writeFile(file, `${ini}\n`, { mode: 0o644 });
