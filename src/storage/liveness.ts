@@ -71,7 +71,8 @@ async function probe(url: string, deadlineMs: number): Promise<boolean> {
   const client = new ResilientClient({ connectionString: url, connectionTimeoutMillis: deadlineMs });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), deadlineMs);
+    // After the poll phase that follows: an answer already received while the event loop was busy still wins.
+    timer = setTimeout(() => setImmediate(() => resolve(false)), deadlineMs);
     timer.unref();
   });
   const answered = client
