@@ -89,7 +89,9 @@ export async function openStorage(config: Config, logger: Logger, hooks: Storage
 }
 
 /**
- * Migrations may build an index on a large table: their own connection, without the statement bounds. Behind a
+ * Migrations may build an index on a large table: their own connection, without the statement bounds. Nor are its
+ * statements watched (liveness.ts): an instance waiting for another's migrations holds the lock's queue, and behind
+ * a pooler with few server connections a probe would wait in its queue too and take that for an outage. Behind a
  * transaction pooler the server's DateStyle is checked first (checkPoolerSession).
  */
 async function migrateUnbounded(target: {
@@ -102,6 +104,7 @@ async function migrateUnbounded(target: {
     pooling: target.pooling,
     poolSize: 2,
     timeouts: { ...target.timeouts, statementMs: 0, idleInTransactionMs: 0 },
+    liveness: new DatabaseLiveness(target.url, 0),
   });
   try {
     if (target.pooling === "transaction") await checkPoolerSession(migrating.db);
