@@ -32,7 +32,8 @@ import { registerScim } from "./scim/index.js";
 import { AccessTokenCodec } from "./scim/auth/access-tokens.js";
 import { CursorCodec } from "./scim/query/cursor.js";
 import { MAX_BODY_BYTES } from "./scim/limits.js";
-import { type Db, pendingMigrations } from "./storage/database.js";
+import type { Db } from "./storage/database.js";
+import { Readiness } from "./storage/readiness.js";
 import { createWebhooks, type Webhooks } from "./webhooks/index.js";
 import { queueTestEvent } from "./webhooks/test-event-repo.js";
 import { DATABASE_FAULTS } from "./storage/errors.js";
@@ -145,14 +146,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 }
 
 function registerHealth(app: FastifyInstance, db: Db): void {
+  const readiness = new Readiness(db);
   app.get("/health/alive", async () => ({ status: "ok" }));
   app.get("/health/ready", async (_req, reply) => {
-    try {
-      const pending = await pendingMigrations(db);
-      if (pending > 0) return reply.code(503).send({ status: "migrations pending", pending });
-      return { status: "ok" };
-    } catch {
-      return reply.code(503).send({ status: "database unreachable" });
-    }
+    const { ready, ...body } = await readiness.check();
+    return ready ? body : reply.code(503).send(body);
   });
 }

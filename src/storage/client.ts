@@ -22,9 +22,14 @@ export class ResilientClient extends pg.Client {
     const result: unknown = (super.query as (...a: unknown[]) => unknown)(...args);
     if (!(result instanceof Promise)) return result;
     return result.catch((e: unknown) => {
-      if (e instanceof Error && e.message === QUERY_TIMEOUT_MESSAGE) this.connection.stream.destroy();
+      if (e instanceof Error && e.message === QUERY_TIMEOUT_MESSAGE) this.cut();
       throw e;
     });
+  }
+
+  /** Drops the connection at once: the statement under way fails ("Connection terminated"), the pool drops it. */
+  cut(): void {
+    this.connection.stream.destroy();
   }
 }
 

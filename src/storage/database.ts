@@ -1,7 +1,6 @@
-import { Kysely, type MigrationResultSet, Migrator, sql } from "kysely";
+import { Kysely, sql } from "kysely";
 import pg from "pg";
-import { MIGRATIONS } from "./migrations/index.js";
-import { ResilientClient } from "./client.js";
+import { DatabaseLiveness, watchedClient } from "./liveness.js";
 import { namingDialect } from "./driver.js";
 import type { Database } from "./schema.js";
 import { quoteIdent } from "./quote.js";
@@ -32,6 +31,11 @@ export interface DatabaseOptions {
   readonly genericPlans?: boolean | undefined;
   /** Bounds on every connection attempt, statement and open transaction; default: DEFAULT_DATABASE_TIMEOUTS. */
   readonly timeouts?: DatabaseTimeouts | undefined;
+  /**
+   * Probes the database when a statement goes unanswered (liveness.ts); pools of one database share one. Default: a
+   * probe of `url` of its own.
+   */
+  readonly liveness?: DatabaseLiveness | undefined;
   /** Told of a connection that broke while idle in the pool (the pool replaces it); default: ignored. */
   readonly onConnectionError?: ((error: Error) => void) | undefined;
   /**
@@ -76,11 +80,12 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
     ...(timeouts.statementMs > 0
       ? { query_timeout: timeouts.statementMs + clientTimeoutMargin(timeouts.statementMs) }
       : {}),
-    // The client keeps a broken connection from crashing the process. In session mode the driver sends the
+    // The client keeps a broken connection from crashing the process, and cuts one whose statement goes unanswered
+    // while the database answers no probe (liveness.ts). In session mode the driver sends the
     // statements run with runPrepared by name and the session's options are set at start-up; behind a transaction
     // pooler neither may outlive a transaction, so statements go unnamed and the server's own settings apply (the
     // statement bound then belongs on the role: docs/scaling.md).
-    Client: ResilientClient,
+    Client: watchedClient(options.liveness ?? new DatabaseLiveness(options.url, timeouts.connectMs)),
     ...(sessionMode ? { options: sessionOptions(options, timeouts) } : {}),
   });
   // A connection that breaks while idle: the pool drops it and opens a new one when needed.
@@ -122,24 +127,5 @@ export async function checkPoolerSession(db: Db): Promise<void> {
   }
 }
 
-export async function migrate(db: Db, schema?: string): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => MIGRATIONS },
-    // Features land independently: a migration may sort before one already applied on a long-lived database.
-    allowUnorderedMigrations: true,
-    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
-  });
-  const result = await migrator.migrateToLatest();
-  if (result.error !== undefined) throw result.error;
-  return result;
-}
-
-/** Ready = reachable and every known migration applied. */
-export async function pendingMigrations(db: Db): Promise<number> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
-  const all = await migrator.getMigrations();
-  return all.filter((m) => m.executedAt === undefined).length;
-}
-
+export { migrate, pendingMigrations } from "./migrate.js";
 export { quoteIdent };

@@ -4,6 +4,7 @@ import type { Logger } from "../platform/logger.js";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.js";
 import { checkPoolerSession, type Db, migrate, type OpenDatabase, openDatabase } from "./database.js";
 import { type EmbeddedCluster, startEmbedded } from "./embedded.js";
+import { DatabaseLiveness } from "./liveness.js";
 import type { DatabaseTimeouts } from "./timeouts.js";
 
 /** Connections of the webhook dispatcher's bookkeeping (claims, attempts): few, and `synchronous_commit = off`. */
@@ -57,7 +58,9 @@ export async function openStorage(config: Config, logger: Logger, hooks: Storage
     const timeouts = config.databaseTimeouts;
     const dbLog = logger.child({ component: "database" });
     const onConnectionError = (e: Error) => dbLog.warn({ err: e.message }, "a pooled database connection broke");
-    const pools = { url, timeouts, onConnectionError, pooling };
+    // One probe of the database for all its pools: an outage is found once, and felt by every pool at once.
+    const liveness = new DatabaseLiveness(url, timeouts.connectMs);
+    const pools = { url, timeouts, onConnectionError, pooling, liveness };
     await migrateUnbounded(pools);
     const opened = openDatabase({ ...pools, poolSize: MAIN_POOL_SIZE });
     const bookkeeping = openDatabase({ ...pools, poolSize: BOOKKEEPING_POOL_SIZE, synchronousCommit: false });
@@ -86,7 +89,9 @@ export async function openStorage(config: Config, logger: Logger, hooks: Storage
 }
 
 /**
- * Migrations may build an index on a large table: their own connection, without the statement bounds. Behind a
+ * Migrations may build an index on a large table: their own connection, without the statement bounds. Nor are its
+ * statements watched (liveness.ts): an instance waiting for another's migrations holds the lock's queue, and behind
+ * a pooler with few server connections a probe would wait in its queue too and take that for an outage. Behind a
  * transaction pooler the server's DateStyle is checked first (checkPoolerSession).
  */
 async function migrateUnbounded(target: {
@@ -99,6 +104,7 @@ async function migrateUnbounded(target: {
     pooling: target.pooling,
     poolSize: 2,
     timeouts: { ...target.timeouts, statementMs: 0, idleInTransactionMs: 0 },
+    liveness: new DatabaseLiveness(target.url, 0),
   });
   try {
     if (target.pooling === "transaction") await checkPoolerSession(migrating.db);

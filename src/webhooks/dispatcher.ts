@@ -3,7 +3,8 @@ import { performance } from "node:perf_hooks";
 import { Deliverer, type DelivererOptions } from "./delivery.js";
 import { GroupCommit } from "./group-commit.js";
 import { type ClaimedEvent, claimDue, type OutboxKey } from "./outbox-claim-repo.js";
-import { type Finished, releaseClaimed, releaseClaimTokens } from "./outbox-repo.js";
+import { type Finished, releaseClaimed } from "./outbox-repo.js";
+import { OwedBookkeeping } from "./owed-bookkeeping.js";
 import { DEFAULT_HEARTBEAT_MS, Heartbeat, Retention, type RetentionOptions } from "./upkeep-repo.js";
 
 export { MAX_INTERRUPTED, RETRY_SCHEDULE_MS } from "./delivery.js";
@@ -21,8 +22,6 @@ export const DEFAULT_POLL_INTERVAL_MS = 1000;
 export const DEFAULT_CLAIM_INTERVAL_MS = 10;
 /** A lease outlives the request timeout by this much before another dispatcher may take the event over. */
 export const LEASE_MARGIN_MS = 30_000;
-/** Failed claims remembered for release (one a poll interval in an outage); beyond this their owner's lease applies. */
-const MAX_UNANSWERED_CLAIMS = 1000;
 
 /** Where it claims and records (`db`), what it sends with (DelivererOptions), what it prunes (RetentionOptions). */
 export interface DispatcherOptions extends DelivererOptions, RetentionOptions {
@@ -66,8 +65,8 @@ export class WebhookDispatcher {
   #lastClaimAt = Number.NEGATIVE_INFINITY;
   /** Where the next claim looks first: resources are served round robin in key order. */
   #cursor: OutboxKey | undefined;
-  /** Tokens of claims that failed: each may have committed with its answer lost (released by #releaseUnanswered). */
-  #unanswered: string[] = [];
+  /** What failed to be written in an outage, written before the next claim. */
+  readonly #owed = new OwedBookkeeping();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #deliverer: Deliverer;
   readonly #commits: GroupCommit;
@@ -86,7 +85,7 @@ export class WebhookDispatcher {
     this.#heartbeat = new Heartbeat(options.db, options.logger, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     this.#retention = new Retention(options);
     this.#deliverer = new Deliverer(options);
-    this.#commits = new GroupCommit(options.db, options.clock, options.logger);
+    this.#commits = new GroupCommit(options.db, options.clock, options.logger, (f) => this.#owed.notRecorded(f));
   }
 
   /** The id its claims carry (webhook_dispatchers.id). */
@@ -211,7 +210,9 @@ export class WebhookDispatcher {
   async #claim(limit: number): Promise<ClaimedEvent[]> {
     const now = this.#o.clock.now();
     await this.#heartbeat.beatIfDue();
-    await this.#releaseUnanswered();
+    // Settled first: a connection cut after a claim committed (a terminated backend, a reset) or an outage during a
+    // delivery's bookkeeping leaves claims whose owner — this live dispatcher — keeps its lease.
+    await this.#owed.settle(this.#o.db, now);
     const claimToken = randomBytes(12).toString("base64url");
     const claim = await claimDue(this.#o.db, {
       owner: this.#heartbeat.id,
@@ -224,23 +225,11 @@ export class WebhookDispatcher {
       claimToken,
       after: this.#cursor,
     }).catch((e: unknown) => {
-      if (this.#unanswered.length < MAX_UNANSWERED_CLAIMS) this.#unanswered.push(claimToken);
+      this.#owed.claimLost(claimToken);
       throw e;
     });
     this.#cursor = claim.cursor ?? this.#cursor;
     return claim.events;
-  }
-
-  /**
-   * A connection cut after a claim committed (a terminated backend, a reset) loses the claimed events' only copy in
-   * this process, and their owner — this live dispatcher — keeps its lease: without this they would wait it out.
-   * Released before the next claim; while the database is still away this fails like the claim would, and is tried
-   * again.
-   */
-  async #releaseUnanswered(): Promise<void> {
-    if (this.#unanswered.length === 0) return;
-    await releaseClaimTokens(this.#o.db, this.#unanswered);
-    this.#unanswered = [];
   }
 
   /**
@@ -256,9 +245,7 @@ export class WebhookDispatcher {
         const started = await this.#commits.book(finished, next);
         finished = undefined;
         if (!started) {
-          await releaseClaimed(this.#o.db, events.slice(i)).catch((e: unknown) => {
-            this.#o.logger.error({ err: e }, "webhook dispatcher: releasing claimed events failed (lease applies)");
-          });
+          await this.#release(events.slice(i));
           return;
         }
       }
@@ -266,13 +253,19 @@ export class WebhookDispatcher {
       if (finished.retryAt !== undefined) {
         // The head waits for its retry: the events behind it go back unsent, in order.
         await this.#commits.book(finished, undefined);
-        await releaseClaimed(this.#o.db, events.slice(i + 1)).catch((e: unknown) => {
-          this.#o.logger.error({ err: e }, "webhook dispatcher: releasing claimed events failed (lease applies)");
-        });
+        await this.#release(events.slice(i + 1));
         return;
       }
     }
     if (finished !== undefined) await this.#commits.book(finished, undefined);
+  }
+
+  /** Claimed events not sent: back to the pool now, or once the database answers again. */
+  async #release(events: readonly ClaimedEvent[]): Promise<void> {
+    await releaseClaimed(this.#o.db, events).catch((e: unknown) => {
+      this.#o.logger.error({ err: e }, "webhook dispatcher: releasing claimed events failed (retried)");
+      this.#owed.notReleased(events);
+    });
   }
 }
 

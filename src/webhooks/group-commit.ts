@@ -19,13 +19,16 @@ export class GroupCommit {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #notRecorded: (finished: readonly Finished[]) => void;
   #queue: Bookkeeping[] = [];
   #flushing: Promise<void> | undefined;
 
-  constructor(db: Db, clock: Clock, logger: Logger) {
+  /** `notRecorded`: told of the answered attempts a failed write did not record (they stay claimed). */
+  constructor(db: Db, clock: Clock, logger: Logger, notRecorded: (finished: readonly Finished[]) => void) {
     this.#db = db;
     this.#clock = clock;
     this.#logger = logger;
+    this.#notRecorded = notRecorded;
   }
 
   /** Queues bookkeeping; resolves once written, with whether `start` was marked started. */
@@ -46,16 +49,19 @@ export class GroupCommit {
       const batch = this.#queue;
       this.#queue = [];
       let started = new Set<number>();
+      const finished = batch.flatMap((b) => (b.finished === undefined ? [] : [b.finished]));
       try {
         started = await recordAndStart(
           this.#db,
-          batch.flatMap((b) => (b.finished === undefined ? [] : [b.finished])),
+          finished,
           batch.flatMap((b) => (b.start === undefined ? [] : [b.start])),
           this.#clock.now(),
         );
       } catch (e) {
-        // The answered events stay claimed and are sent again after a takeover: the at-least-once edge.
+        // The answered events stay claimed: recorded once the database answers again (OwedBookkeeping); the events
+        // to start are not sent, and their chains release them.
         this.#logger.error({ err: e, events: batch.length }, "webhook dispatcher: recording attempts failed");
+        this.#notRecorded(finished);
       }
       for (const b of batch) b.resolve(b.start !== undefined && started.has(b.start.seq));
     }

@@ -16,11 +16,15 @@ export {
   type OutboxKey,
 } from "./outbox-claim-repo.js";
 
-/** Claimed events that will not be sent now (shutdown): back to the pool at once; none of them was started. */
+/**
+ * Claimed events that will not be sent now (shutdown, a head waiting for its retry, bookkeeping that failed): back to
+ * the pool at once. None of them was sent; a start marked by a statement whose answer was lost is taken back.
+ */
 export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): Promise<void> {
   if (events.length === 0) return;
   await OUTBOX_RELEASE.sql`
-    update webhook_outbox set claimed_until = null, claim_token = null, claimed_by = null
+    update webhook_outbox set claimed_until = null, claim_token = null, claimed_by = null,
+      attempts = attempts - (attempt_started_at is not null)::int, attempt_started_at = null
     where (seq, claim_token) in (select * from unnest(${events.map((e) => e.seq)}::bigint[],
       ${events.map((e) => e.claimToken)}::text[]))
   `.execute(db);
@@ -82,6 +86,8 @@ export async function recordAndStart(
     ), logged as (
       insert into webhook_events (${ATTEMPT_COLUMNS})
       select ${ATTEMPT_COLUMNS} from json_populate_recordset(null::webhook_events, ${JSON.stringify(attempts)}::json) a
+      -- Written again after its answer was lost (OwedBookkeeping): once is enough.
+      on conflict (id) do nothing
     )
     update webhook_outbox set attempts = attempts + 1, attempt_started_at = ${now}::timestamptz
     where (seq, claim_token) in (select * from unnest(${start.map((e) => e.seq)}::bigint[],

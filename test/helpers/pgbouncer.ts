@@ -34,12 +34,15 @@ export async function startPgBouncer(serverUrl: string, serverConnections = 2): 
   const host = target.searchParams.get("host") ?? target.hostname;
   const port = target.port === "" ? "5432" : target.port;
   const user = decodeURIComponent(target.username) || "postgres";
+  // auth_type = any lets every client in without a password; PgBouncer then logs in to the server as the connection
+  // string below says, so a server that wants a password (the embedded cluster does) is given it here.
+  const password = decodeURIComponent(target.password);
   const dir = await mkdtemp(join(tmpdir(), "roster-pgbouncer-"));
   await chmod(dir, 0o755);
   const listen = await freePort();
   const ini = [
     "[databases]",
-    `* = host=${host} port=${port} user=${user}`,
+    `* = host=${host} port=${port} user=${user}${password === "" ? "" : ` password=${password}`}`,
     "[pgbouncer]",
     "listen_addr = 127.0.0.1",
     `listen_port = ${listen}`,
@@ -50,6 +53,8 @@ export async function startPgBouncer(serverUrl: string, serverConnections = 2): 
     "max_client_conn = 200",
     "server_reset_query =",
     "ignore_startup_parameters = extra_float_digits",
+    // As docs/scaling.md recommends: a server that refused a login is tried again after 1 s, not 15.
+    "server_login_retry = 1",
   ].join("\n");
   const file = join(dir, "pgbouncer.ini");
   await writeFile(file, `${ini}\n`, { mode: 0o644 });

@@ -13,9 +13,13 @@ const instances: RosterProcess[] = [];
 
 beforeAll(async () => {
   database = await createServerDatabase();
-  // One after the other: the first migrates, the second finds the schema ready.
-  instances.push(await startRosterProcess(database.url, { ROSTER_LOG_LEVEL: "info" }));
-  instances.push(await startRosterProcess(database.url, { ROSTER_LOG_LEVEL: "info" }));
+  // Together, as a deployment starts them: one migrates, the other finds the schema ready once it holds the lock.
+  const started = await Promise.allSettled([
+    startRosterProcess(database.url, { ROSTER_LOG_LEVEL: "info" }),
+    startRosterProcess(database.url, { ROSTER_LOG_LEVEL: "info" }),
+  ]);
+  for (const s of started) if (s.status === "fulfilled") instances.push(s.value);
+  for (const s of started) if (s.status === "rejected") throw s.reason;
 });
 afterAll(async () => {
   await Promise.all(instances.map((i) => i.stop()));

@@ -6,7 +6,7 @@ import type {
   RootOperationNode,
 } from "kysely";
 import type { QueryResult, UnknownRow } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestApp, createTestDatabase, type ReceiverApp, type TestDatabase } from "../helpers/app.js";
 import { scim } from "../helpers/seed.js";
 import { kinds } from "../helpers/webhook-receiver.js";
@@ -66,5 +66,112 @@ describe("a claim whose answer was lost", () => {
     expect(e2e.receiver.received).toHaveLength(0);
 
     expect(kinds(await e2e.deliver())).toEqual(["user.created"]);
+  });
+});
+
+/**
+ * The database away while a delivery's bookkeeping is written: the attempt was answered but not recorded, the
+ * events claimed behind it neither sent nor released. Their owner is alive, so nobody takes them over; they must
+ * be settled as soon as the database answers again, not after the lease (which a frozen clock never ends).
+ */
+class DatabaseAway implements KyselyPlugin {
+  /** `bookkeeping`: the delivery records and releases fail; `all`: every statement fails (claims, heartbeats). */
+  mode: "none" | "bookkeeping" | "all" = "none";
+  failures = 0;
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    const node = args.node as { kind: string; sqlFragments?: readonly string[] };
+    const text = node.kind === "RawNode" ? (node.sqlFragments?.join("") ?? "") : "";
+    const bookkeeping = text.includes("with done as") || text.includes("set claimed_until = null");
+    if (this.mode === "all" || (this.mode === "bookkeeping" && bookkeeping)) {
+      this.failures++;
+      throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    }
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+}
+
+const nick = (app: ReceiverApp, id: string, value: string) =>
+  scim(app, app.client, "PATCH", `/Users/${id}`, {
+    schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+    Operations: [{ op: "replace", path: "nickName", value }],
+  });
+
+describe("bookkeeping that failed while the database was away", () => {
+  const away = new DatabaseAway();
+  let db: TestDatabase;
+  let app: ReceiverApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    app = await createTestApp({ receiver: true, database: db, webhooks: { bookkeepingDb: db.db.withPlugin(away) } });
+  });
+
+  afterAll(async () => {
+    away.mode = "none";
+    await app.close();
+    await db.close();
+  });
+
+  it("is written once the database answers: the answered event is not sent again, the rest are delivered", async () => {
+    const created = await scim(app, app.client, "POST", "/Users", {
+      schemas: [USER_SCHEMA],
+      userName: "away@example.com",
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id as string;
+    expect((await nick(app, id, "one")).statusCode).toBe(200);
+
+    // Claims the user's two events; the first is sent, its record fails, the second is neither sent nor released.
+    away.mode = "bookkeeping";
+    expect(await app.webhooks.dispatcher.runOnce()).toBe(2);
+    expect(away.failures).toBe(2);
+    expect(app.receiver.received.map((r) => (r.json as { event: string }).event)).toEqual(["user.created"]);
+
+    away.mode = "none";
+    expect((await nick(app, id, "two")).statusCode).toBe(200);
+    // Recorded, not sent again: the user.created arrived once in all.
+    const all = await app.deliver();
+    expect(kinds(all)).toEqual(["user.created", "user.updated", "user.updated"]);
+    expect(all.slice(1).map((d) => (d.body.data as { raw: { nickName: string } }).raw.nickName)).toEqual([
+      "one",
+      "two",
+    ]);
+  });
+
+  it("with the running dispatcher: an event committed after the outage arrives within 2 s of its end", async () => {
+    app.webhooks.dispatcher.start();
+    const failuresBefore = away.failures;
+    away.mode = "bookkeeping";
+    const created = await scim(app, app.client, "POST", "/Users", {
+      schemas: [USER_SCHEMA],
+      userName: "outage@example.com",
+    });
+    const id = created.json().id as string;
+    await vi.waitFor(() => expect(away.failures).toBeGreaterThan(failuresBefore), { timeout: 10_000 });
+    // The outage goes on: claims and heartbeats fail too.
+    away.mode = "all";
+    await vi.waitFor(() => expect(away.failures).toBeGreaterThan(failuresBefore + 2), { timeout: 10_000 });
+
+    away.mode = "none";
+    const recovered = Date.now();
+    expect((await nick(app, id, "after")).statusCode).toBe(200);
+    await vi.waitFor(
+      () =>
+        expect(
+          app.receiver.received.some(
+            (r) => (r.json as { data?: { raw?: { nickName?: string } } }).data?.raw?.nickName === "after",
+          ),
+        ).toBe(true),
+      { timeout: 10_000, interval: 20 },
+    );
+    const ms = Date.now() - recovered;
+    process.stdout.write(`delivered ${ms} ms after the database answered again\n`);
+    expect(ms).toBeLessThan(2_000);
+    await app.webhooks.dispatcher.stop();
   });
 });
