@@ -232,7 +232,7 @@ async function toChanges(updates: readonly FieldUpdate[], deps: ScimClientRouteD
         changes.webhookSecret = value === undefined ? null : validateWebhookSecret(text);
         break;
       case "extensions":
-        changes.extensions = extensionsOf(value);
+        changes.extensions = extensionsOf(value as Patch["extensions"]);
         break;
       case "unknown_extensions":
         changes.unknownExtensions = unknownExtensionsOf(value as Patch["unknown_extensions"]);

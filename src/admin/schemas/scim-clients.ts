@@ -15,6 +15,7 @@ import {
   UUID_PATTERN,
   Wrapped,
 } from "./kit.js";
+import { Extensions } from "./scim-client-extensions.js";
 
 /** SCIM client bodies, the mapping test, and a client's webhook event log. */
 
@@ -29,9 +30,6 @@ const RequestLog = Type.Optional(
 );
 const UnknownExtensions = Type.Optional(
   Nullable(Enum(["reject", "store"] as const, '{path} must be "reject" or "store"', "Default reject")),
-);
-const Extensions = Type.Optional(
-  Type.Unknown({ description: "Declared SCIM schema extensions (docs/scim-extensions.md)" }),
 );
 
 export const CreateScimClientBody = Type.Object({
