@@ -7,6 +7,9 @@ import { ExtensionValuesCollideError, type ScimClientRefusal } from "./errors.js
 import { indexedAttributesOf, storedExtensions } from "./extensions.js";
 import type { NewScimClientRow, ScimClient, StoredScimClientChanges } from "./types.js";
 
+/** What a client's JSON holds besides its declaration and mapping, counted toward a list page's bytes. */
+const CLIENT_ROW_BYTES = 1024;
+
 /** A stored webhook secret, as the ROSTER_SECRETS rotation reads it. */
 export interface SealedWebhookSecret {
   readonly clientId: string;
@@ -72,11 +75,40 @@ export class ScimClientRepo {
     return row === undefined ? undefined : toScimClient(row);
   }
 
-  async list(organizationId: string | undefined, after: string | undefined, limit: number): Promise<ScimClient[]> {
-    let q = this.#db.selectFrom("scim_clients").selectAll().orderBy("client_id").limit(limit);
-    if (organizationId !== undefined) q = q.where("organization_id", "=", organizationId);
-    if (after !== undefined) q = q.where("client_id", ">", after);
-    return (await q.execute()).map(toScimClient);
+  /**
+   * One page in client_id order: at most `limit` clients and, past the first, no more than `maxBytes` of their
+   * declarations and mappings (docs/scim-extensions.md "Limits"), summed in SQL from stored sizes so the rows past
+   * the budget are never read. `more`: whether clients follow the page.
+   */
+  async list(
+    organizationId: string | undefined,
+    after: string | undefined,
+    limit: number,
+    maxBytes: number,
+  ): Promise<{ clients: ScimClient[]; more: boolean }> {
+    const size = sql<number>`extensions_bytes + coalesce(octet_length(mapping), 0) + ${CLIENT_ROW_BYTES}`;
+    let inner = this.#db
+      .selectFrom("scim_clients")
+      .selectAll()
+      .select(sql<string>`sum(${size}) over (order by client_id)`.as("running"))
+      .select(size.as("own"))
+      .orderBy("client_id")
+      .limit(limit + 1);
+    if (organizationId !== undefined) inner = inner.where("organization_id", "=", organizationId);
+    if (after !== undefined) inner = inner.where("client_id", ">", after);
+    // The client that crosses the budget is read too: it tells that more follow.
+    const rows = await this.#db
+      .selectFrom(inner.as("p"))
+      .selectAll()
+      .where(sql<boolean>`p.running - p.own < ${maxBytes}`)
+      .orderBy("client_id")
+      .execute();
+    const page: ScimClient[] = [];
+    for (const row of rows) {
+      if (page.length === limit || (page.length > 0 && Number(row.running) > maxBytes)) break;
+      page.push(toScimClient(row));
+    }
+    return { clients: page, more: rows.length > page.length };
   }
 
   /**
