@@ -13,8 +13,8 @@ export const CLIENT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * A cached client's share of memory: its row, its parsed declaration and what the SCIM adapter derives from it
- * (the compiled schema registry, rendering tables) — about 8 times the declaration's JSON, as measured with
- * bench/extension-limits.ts — and its mapping's text.
+ * (the compiled schema registry, rendering tables), counted as 8 times the declaration's JSON (bench/extension-limits.ts
+ * measures 4 to 5 times once /Schemas has been answered), and its mapping's text.
  */
 export const cachedBytes = (client: ScimClient): number =>
   2048 + client.extensionsBytes * 8 + (client.mapping?.length ?? 0) * 2;
