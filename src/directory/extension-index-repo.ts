@@ -2,7 +2,13 @@ import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { ExtensionValue } from "./identities/extension-values.js";
 import { type CollidingValue, ExtensionValuesCollideError } from "./scim-clients/errors.js";
-import { type ExtensionDeclaration, type IndexedAttribute, newlyIndexed } from "./scim-clients/extensions.js";
+import {
+  type ExtensionDeclaration,
+  type IndexedAttribute,
+  indexedAttributesOf,
+  newlyIndexed,
+  storedExtensions,
+} from "./scim-clients/extensions.js";
 
 /**
  * Where a resource type's filterable and unique extension values are indexed (0010-scim-extensions for users,
@@ -120,16 +126,45 @@ async function reindexAttributes(
 export async function reindexDeclared(
   trx: Transaction<Database>,
   orgId: string,
+  clientId: string,
   before: readonly ExtensionDeclaration[],
   after: readonly ExtensionDeclaration[],
 ): Promise<void> {
+  if (indexedAttributesOf(after, "User").length + indexedAttributesOf(after, "Group").length === 0) return;
+  const others = await otherDeclarations(trx, orgId, clientId);
   for (const [resource, index] of [
     ["User", IDENTITY_EXTENSION_INDEX],
     ["Group", GROUP_EXTENSION_INDEX],
   ] as const) {
-    const collisions = await reindexAttributes(trx, index, orgId, newlyIndexed(before, after, resource));
+    const changed = newlyIndexed(before, after, resource);
+    if (changed.length === 0) continue;
+    // A value another client of the organization keeps unique stays unique when this one only filters on it.
+    const uniqueElsewhere = new Set(
+      others
+        .flatMap((o) => indexedAttributesOf(o, resource))
+        .filter((a) => a.unique)
+        .map((a) => a.key),
+    );
+    const attributes = changed.map((a) => (uniqueElsewhere.has(a.key) ? { ...a, unique: true } : a));
+    const collisions = await reindexAttributes(trx, index, orgId, attributes);
     if (collisions.length > 0) throw new ExtensionValuesCollideError(resource, collisions);
   }
+}
+
+/** The declarations of the organization's other clients (read only when this one indexes something). */
+async function otherDeclarations(
+  trx: Transaction<Database>,
+  orgId: string,
+  clientId: string,
+): Promise<readonly (readonly ExtensionDeclaration[])[]> {
+  const rows = await trx
+    .selectFrom("scim_clients")
+    .select("extensions")
+    .where("organization_id", "=", orgId)
+    .where("client_id", "<>", clientId)
+    .where("extensions_bytes", ">", 0)
+    .execute();
+  return rows.map((r) => storedExtensions(r.extensions));
 }
 
 /** The ids of an organization's resources whose indexed attribute `key` holds `value` (served by `…_lookup_idx`). */

@@ -104,6 +104,22 @@ describe("a client created with filterable and unique attributes", () => {
   });
 });
 
+describe("two clients of one organization indexing the same attribute", () => {
+  it("a new client that only filters on a value another client keeps unique leaves it unique", async () => {
+    const unique = await seedClient(t, { extensions: [CONTOSO_EXTENSION] });
+    expect((await userWith(unique, { employeeBadge: "EB-kept" })).statusCode).toBe(201);
+    const filterOnly = {
+      ...CONTOSO_EXTENSION,
+      attributes: CONTOSO_EXTENSION.attributes.map(({ uniqueness: _u, ...a }) =>
+        a.name === "employeeBadge" ? { ...a, filterable: true } : a,
+      ),
+    };
+    const second = await clientIn(t, unique.organizationId, { extensions: [filterOnly] });
+    expect((await filter(second, 'employeeBadge eq "EB-kept"')).json().totalResults).toBe(1);
+    expect((await userWith(unique, { employeeBadge: "eb-kept" })).statusCode).toBe(409);
+  });
+});
+
 describe("a PATCH of the declaration", () => {
   it("that makes an attribute unique while users repeat a value is 409 naming them, and changes nothing", async () => {
     const { first, held } = await organizationWithValues([{ employeeBadge: "EB-p" }, { employeeBadge: "EB-P" }]);

@@ -55,7 +55,7 @@ export class ScimClientRepo {
           })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await reindexDeclared(trx, row.organizationId, [], row.extensions);
+        await reindexDeclared(trx, row.organizationId, row.clientId, [], row.extensions);
         return inserted;
       });
       return toScimClient(stored);
@@ -137,7 +137,13 @@ export class ScimClientRepo {
           .executeTakeFirst();
         if (updated !== undefined && before !== undefined && changes.extensions !== undefined) {
           // Users and groups written before an attribute became filterable or unique are indexed now.
-          await reindexDeclared(trx, updated.organization_id, storedExtensions(before.extensions), changes.extensions);
+          await reindexDeclared(
+            trx,
+            updated.organization_id,
+            clientId,
+            storedExtensions(before.extensions),
+            changes.extensions,
+          );
         }
         return updated;
       })
