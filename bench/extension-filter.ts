@@ -78,8 +78,9 @@ try {
     select organization_id, 'users', 0, count(*) from identities group by organization_id
     on conflict (organization_id, resource, shard) do update set n = excluded.n`.execute(db);
   // What IdentityService writes for a client indexing costCode (lower-cased: not caseExact).
-  await sql`insert into identity_extension_values (identity_id, organization_id, attribute, value, is_unique)
-    select id, organization_id, ${KEY}, lower(scim -> ${URN} ->> 'costCode'), false from identities`.execute(db);
+  await sql`insert into identity_extension_values (identity_id, organization_id, attribute, value, value_digest, is_unique)
+    select id, organization_id, ${KEY}, v, sha256(convert_to(v, 'UTF8')), false
+    from identities, lower(scim -> ${URN} ->> 'costCode') as v`.execute(db);
   await sql`analyze`.execute(db);
   const seedMs = performance.now() - started;
 
@@ -100,7 +101,8 @@ try {
   const sideTable = (v: string) =>
     sql<{ id: string }>`select i.id from identities i where i.organization_id = ${org.id}
       and i.id in (select x.identity_id from identity_extension_values x
-        where x.organization_id = ${org.id} and x.attribute = ${KEY} and x.value = lower(${v}))`;
+        where x.organization_id = ${org.id} and x.attribute = ${KEY}
+          and x.value_digest = sha256(convert_to(lower(${v}), 'UTF8')))`;
   const expression = (v: string) =>
     sql<{ id: string }>`select i.id from identities i where i.organization_id = ${org.id}
       and lower(i.scim -> ${URN}::text ->> 'costCode') = lower(${v})`;

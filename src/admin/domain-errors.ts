@@ -1,9 +1,10 @@
 import { ApiKeyError, type ApiKeyErrorReason } from "../apikeys/errors.js";
 import { InvalidMappingError } from "../directory/mapping/errors.js";
+import { ExtensionValuesCollideError } from "../directory/scim-clients/errors.js";
 import { AdminError, type AdminStatus } from "./errors.js";
 
 /** The domain's refusals the admin API renders; anything else is not a domain error. */
-export type DomainError = ApiKeyError | InvalidMappingError;
+export type DomainError = ApiKeyError | InvalidMappingError | ExtensionValuesCollideError;
 
 const API_KEY_STATUS: Record<ApiKeyErrorReason, AdminStatus> = {
   keyNotFound: "NOT_FOUND",
@@ -15,7 +16,7 @@ const API_KEY_STATUS: Record<ApiKeyErrorReason, AdminStatus> = {
 };
 
 export const isDomainError = (e: unknown): e is DomainError =>
-  e instanceof ApiKeyError || e instanceof InvalidMappingError;
+  e instanceof ApiKeyError || e instanceof InvalidMappingError || e instanceof ExtensionValuesCollideError;
 
 /**
  * A domain error as the admin API's error: the status name by reason, the domain's message as it is (it names ids
@@ -23,5 +24,10 @@ export const isDomainError = (e: unknown): e is DomainError =>
  */
 export function toAdminError(e: DomainError, details: readonly unknown[] = []): AdminError {
   if (e instanceof ApiKeyError) return new AdminError(API_KEY_STATUS[e.reason], e.message, details);
+  if (e instanceof ExtensionValuesCollideError) {
+    // The holders travel as data too, so a script can fix them without parsing the message.
+    const holders = e.collisions.map((c) => ({ attribute: c.attribute, resource: e.resource, ids: c.ids }));
+    return new AdminError("ALREADY_EXISTS", e.message, [...details, ...holders]);
+  }
   return new AdminError("INVALID_ARGUMENT", e.message, details);
 }

@@ -3,6 +3,11 @@ import { invalidArgument } from "./errors.js";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
+/**
+ * A list page whose items can be large (SCIM clients with declarations and mappings) also stops at about this many
+ * bytes, past its first item; next_page_token continues right after its last item.
+ */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 export interface PageRequest {
   readonly pageSize: number;

@@ -22,6 +22,44 @@ const ajv = new Ajv({
   logger: false,
 });
 
+/**
+ * Limits of a whole value that JSON Schema cannot state, for bodies whose parts are each bounded but whose product
+ * is not (docs/scim-extensions.md "Limits"): `x-max-json-bytes` (the value as JSON, in UTF-8 bytes) and
+ * `x-max-total-items` (the items of every array under the named keys, at any depth). The `x-` prefix keeps them
+ * valid OpenAPI extensions in the published document.
+ */
+ajv.addKeyword({
+  keyword: "x-max-json-bytes",
+  schemaType: "number",
+  validate: (limit: number, data: unknown) => Buffer.byteLength(JSON.stringify(data) ?? "") <= limit,
+});
+ajv.addKeyword({
+  keyword: "x-max-total-items",
+  schemaType: "object",
+  validate: (limit: { limit: number; under: readonly string[] }, data: unknown) =>
+    itemsUnder(data, limit.under, limit.limit) <= limit.limit,
+});
+
+/** The items of the arrays under `keys` in `value`, counted until `stop` is passed. */
+function itemsUnder(value: unknown, keys: readonly string[], stop: number, counted = 0): number {
+  let n = counted;
+  const visit = (v: unknown) => {
+    if (Array.isArray(v)) for (const item of v) n = itemsUnder(item, keys, stop, n);
+  };
+  if (Array.isArray(value)) visit(value);
+  else if (typeof value === "object" && value !== null) {
+    for (const key of keys) {
+      const inner = (value as Record<string, unknown>)[key];
+      if (Array.isArray(inner)) {
+        n += inner.length;
+        if (n > stop) return n;
+        visit(inner);
+      }
+    }
+  }
+  return n;
+}
+
 const cache = new WeakMap<object, ValidateFunction>();
 
 const compile = (schema: object): ValidateFunction => {
@@ -55,6 +93,9 @@ function inOrder(schema: JsonSchema): JsonSchema {
     ...(required.includes(name) ? { required: [name] } : {}),
   }));
   out.allOf = [...((schema.allOf as JsonSchema[] | undefined) ?? []), ...each];
+  // additionalProperties reads the properties of its own schema: they stay, each accepting anything.
+  if (schema.additionalProperties === false)
+    out.properties = Object.fromEntries(Object.keys(properties).map((k) => [k, {}]));
   return out;
 }
 

@@ -65,6 +65,8 @@ export interface ScimClientsTable {
   request_log: Generated<RequestLogMode>;
   /** Declared custom schema extensions (directory/scim-clients/extensions.ts ExtensionDeclaration[]). */
   extensions: ColumnType<unknown, string | undefined, string>;
+  /** Bytes of `extensions` as JSON text (0018-extension-limits): what a list page counts toward its byte budget. */
+  extensions_bytes: Generated<number>;
   unknown_extensions: Generated<"reject" | "store">;
   /** `none` (the default: a failed delivery is not retried) or `backoff`. */
   webhook_retry: Generated<string>;
@@ -121,6 +123,8 @@ export interface IdentityExtensionValuesTable {
   attribute: string;
   /** The value as compared: lower-cased unless the attribute is caseExact. */
   value: string;
+  /** SHA-256 of the value's UTF-8 bytes: what the indexes hold (0018-extension-limits). */
+  value_digest: Uint8Array;
   is_unique: boolean;
 }
 
@@ -130,6 +134,8 @@ export interface GroupExtensionValuesTable {
   organization_id: string;
   attribute: string;
   value: string;
+  /** SHA-256 of the value's UTF-8 bytes: what the indexes hold (0018-extension-limits). */
+  value_digest: Uint8Array;
   is_unique: boolean;
 }
 

@@ -120,13 +120,44 @@ describe("refused declarations", () => {
     await refused(many(11), /at most 10 extensions/);
   });
 
+  it("more than 500 attributes in all, sub-attributes included: 400 naming the limit", async () => {
+    const spread = (extensions: number, each: number, subs = 0) =>
+      Array.from({ length: extensions }, (_, i) => ({
+        ...OKTA_EXTENSION,
+        schema: `urn:okta:acme${i}:1.0:user`,
+        attributes: attributes(each).map((a) =>
+          subs === 0 ? a : { ...a, type: "complex", subAttributes: attributes(subs) },
+        ),
+      }));
+    // 10 × 50 = 500 attributes; 5 × 10 complex attributes of 9 sub-attributes = 50 + 450 = 500.
+    expect((await create({ extensions: spread(10, 50) })).statusCode).toBe(201);
+    expect((await create({ extensions: spread(5, 10, 9) })).statusCode).toBe(201);
+    const over = spread(10, 50);
+    over[9] = { ...OKTA_EXTENSION, schema: "urn:okta:acme9:1.0:user", attributes: attributes(51) };
+    await refused(over, /^extensions may declare at most 500 attributes in all, sub-attributes included/);
+    await refused(spread(5, 10, 10), /at most 500 attributes in all/);
+    // What the per-extension limits alone allowed: 10 × 100 × 100.
+    await refused(spread(10, 100, 100), /at most 500 attributes in all|at most 262144 bytes as JSON/);
+  });
+
+  it("a declaration over 262144 bytes of JSON: 400 naming the limit", async () => {
+    const described = (i: number) => ({
+      ...OKTA_EXTENSION,
+      schema: `urn:okta:acme${i}:1.0:user`,
+      attributes: attributes(50).map((a) => ({ ...a, description: "d".repeat(1000) })),
+    });
+    // 5 × 50 attributes of 1 000-character descriptions: about 256 000 bytes, under the limit; 6: over it.
+    expect((await create({ extensions: [0, 1, 2, 3, 4].map(described) })).statusCode).toBe(201);
+    await refused([0, 1, 2, 3, 4, 5].map(described), /^extensions must be at most 262144 bytes as JSON/);
+  });
+
   it("bad characteristics, unknown fields, indexes on what cannot be indexed, resource types", async () => {
     const one = (attribute: Record<string, unknown>) => [{ ...OKTA_EXTENSION, attributes: [attribute] }];
     await refused(one({ name: "a", type: "binary" }), /type must be one of/);
     await refused(one({ name: "a", mutability: "sometimes" }), /mutability must be one of/);
     await refused(one({ name: "a", uniqueness: "global" }), /uniqueness must be one of/);
     await refused(one({ name: "a", multiValued: "yes" }), /must be a boolean/);
-    await refused(one({ name: "a", colour: "red" }), /unknown field colour/);
+    await refused(one({ name: "a", colour: "red" }), /must not have the field colour/);
     await refused(one({ name: "a", type: "integer", filterable: true }), /may be filterable or unique/);
     await refused(one({ name: "a", multiValued: true, uniqueness: "server" }), /may be filterable or unique/);
     await refused(one({ name: "a", type: "complex" }), /subAttributes must be a non-empty array/);

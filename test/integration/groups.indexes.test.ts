@@ -31,11 +31,11 @@ beforeAll(async () => {
   await seed(org, 2000);
   await seed(noise, 40000);
   // The groups of this organization and 10 000 of the other hold an indexed extension value (0014-group-extensions).
-  await sql`insert into group_extension_values (group_id, organization_id, attribute, value, is_unique)
-    select id, organization_id, 'urn:acme:group:code', external_id, true from directory_groups
-    where organization_id = ${org} union all
-    (select id, organization_id, 'urn:acme:group:code', external_id, true from directory_groups
-     where organization_id = ${noise} limit 10000)`.execute(db);
+  await sql`insert into group_extension_values (group_id, organization_id, attribute, value, value_digest, is_unique)
+    select id, organization_id, 'urn:acme:group:code', external_id, sha256(convert_to(external_id, 'UTF8')), true
+    from directory_groups where organization_id = ${org} union all
+    (select id, organization_id, 'urn:acme:group:code', external_id, sha256(convert_to(external_id, 'UTF8')), true
+     from directory_groups where organization_id = ${noise} limit 10000)`.execute(db);
   await sql`analyze directory_groups`.execute(db);
   await sql`analyze group_extension_values`.execute(db);
 });

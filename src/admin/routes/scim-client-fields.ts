@@ -1,5 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import {
+  type DeclarationInput,
   ExtensionDeclarationError,
   type ExtensionDeclaration,
   parseExtensions,
@@ -23,7 +24,8 @@ export const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
 type WebhookInput = NonNullable<Static<typeof CreateScimClientBody>["webhook"]>;
 
-export function extensionsOf(value: unknown): ExtensionDeclaration[] {
+/** The declaration the route's schema checked, with the rules that span fields applied (docs/scim-extensions.md). */
+export function extensionsOf(value: readonly DeclarationInput[] | null | undefined): ExtensionDeclaration[] {
   try {
     return parseExtensions(value);
   } catch (e) {

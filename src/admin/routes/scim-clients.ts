@@ -5,7 +5,7 @@ import type { ScimClient, ScimClientChanges, WebhookRetry } from "../../director
 import { randomToken } from "../../platform/ids.js";
 import { AdminError, invalidArgument, notFound } from "../errors.js";
 import { isObject, type JsonObject } from "../json.js";
-import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { encodePageToken, MAX_PAGE_BYTES, parsePageRequest, requireUuid } from "../paging.js";
 import { Empty, errors, Page } from "../schemas/kit.js";
 import {
   ClientParams,
@@ -134,13 +134,15 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
     async (req) => {
       const page = parsePageRequest(req.query);
       const org = req.query.organization_id;
-      const rows = await scimClients.list(
+      const { clients, more } = await scimClients.list(
         org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
         page.after,
-        page.pageSize + 1,
+        page.pageSize,
+        MAX_PAGE_BYTES,
       );
-      const { items, next_page_token } = pageOf(rows, page.pageSize, (c) => c.clientId);
-      return { scim_clients: items.map((c) => json(c)), next_page_token };
+      const last = clients.at(-1);
+      const next_page_token = more && last !== undefined ? encodePageToken(last.clientId) : "";
+      return { scim_clients: clients.map((c) => json(c)), next_page_token };
     },
   );
 
@@ -239,7 +241,7 @@ async function toChanges(updates: readonly FieldUpdate[], deps: ScimClientRouteD
         changes.webhookSecret = value === undefined ? null : validateWebhookSecret(text);
         break;
       case "extensions":
-        changes.extensions = extensionsOf(value);
+        changes.extensions = extensionsOf(value as Patch["extensions"]);
         break;
       case "unknown_extensions":
         changes.unknownExtensions = unknownExtensionsOf(value as Patch["unknown_extensions"]);

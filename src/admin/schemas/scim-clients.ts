@@ -15,6 +15,7 @@ import {
   UUID_PATTERN,
   Wrapped,
 } from "./kit.js";
+import { Extensions } from "./scim-client-extensions.js";
 
 /** SCIM client bodies, the mapping test, and a client's webhook event log. */
 
@@ -46,9 +47,6 @@ const AuthMethods = Type.Optional(
 );
 const SpcPagination = OptionalFlag(
   "Whether the ServiceProviderConfig carries the RFC 9865 pagination block (default true; some SCIM client libraries refuse it)",
-);
-const Extensions = Type.Optional(
-  Type.Unknown({ description: "Declared SCIM schema extensions (docs/scim-extensions.md)" }),
 );
 
 export const CreateScimClientBody = Type.Object({

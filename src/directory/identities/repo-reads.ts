@@ -1,6 +1,7 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../storage/database.js";
 import { type PreparedStatement, preparedStatement, runPrepared } from "../../storage/prepared.js";
+import { digestOf } from "../extension-index-repo.js";
 import { organizationTotal } from "../resource-counts-repo.js";
 import { columnsOf, type Executor, MEMBERSHIPS, type RecordRow, recordColumns } from "./repo-columns.js";
 import type { CursorPage, OffsetPage, UserFilter, UserPage } from "./types.js";
@@ -67,7 +68,7 @@ function filtered(db: Executor, orgId: string, filter: UserFilter | undefined) {
         .select("x.identity_id")
         .where("x.organization_id", "=", orgId)
         .where("x.attribute", "=", filter.key)
-        .where("x.value", "=", filter.value),
+        .where("x.value_digest", "=", digestOf(filter.value)),
     );
   }
   // `groups.value eq`: direct members only, through group_user_members_pkey (group_id, identity_id).

@@ -4,7 +4,7 @@ import { preparedStatement } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import type { OutboxBatch } from "../events.js";
 import { eventWrites } from "../events-repo.js";
-import { IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index-repo.js";
+import { digestOf, IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index-repo.js";
 import type { Identifier } from "./document.js";
 import type { ExtensionValue } from "./extension-values.js";
 import { columnsOf, type Executor, type RecordRow } from "./repo-columns.js";
@@ -128,8 +128,8 @@ const extensionClause = (orgId: string, values: readonly ExtensionValue[]) =>
   values.length === 0
     ? sql``
     : sql`, ev as (
-      insert into identity_extension_values (identity_id, organization_id, attribute, value, is_unique)
-      select u.id, ${orgId}::uuid, v.attribute, v.value, v.is_unique
+      insert into identity_extension_values (identity_id, organization_id, attribute, value, value_digest, is_unique)
+      select u.id, ${orgId}::uuid, v.attribute, v.value, ${digestOf(sql.ref("v.value"))}, v.is_unique
       from u, unnest(${values.map((x) => x.attribute)}::text[], ${values.map((x) => x.value)}::text[],
         ${values.map((x) => x.unique)}::boolean[]) as v(attribute, value, is_unique)
     )`;

@@ -1,9 +1,23 @@
+import { LRUCache } from "lru-cache";
 import type { Clock } from "../../platform/clock.js";
 import type { ScimClient } from "./types.js";
 
 /** How long another instance may keep serving a changed client (secret rotated, client deleted). */
 export const CLIENT_CACHE_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
+/**
+ * What the cached clients may hold in all, as estimated by `cachedBytes`: the least recently used go first, so a few
+ * clients with large declarations cannot grow the process without bound (docs/scim-extensions.md "Limits").
+ */
+export const CLIENT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A cached client's share of memory: its row, its parsed declaration and what the SCIM adapter derives from it
+ * (the compiled schema registry, rendering tables), counted as 8 times the declaration's JSON (bench/extension-limits.ts
+ * measures 4 to 5 times once /Schemas has been answered), and its mapping's text.
+ */
+export const cachedBytes = (client: ScimClient): number =>
+  2048 + client.extensionsBytes * 8 + (client.mapping?.length ?? 0) * 2;
 
 interface Entry {
   readonly client: ScimClient;
@@ -17,12 +31,22 @@ interface Entry {
  * works everywhere at once. Misses are not kept. Only the secrets' hashes are cached, never a secret.
  */
 export class ScimClientCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: LRUCache<string, Entry>;
   readonly #load: (clientId: string) => Promise<ScimClient | undefined>;
   readonly #clock: Clock;
   readonly #ttlMs: number;
 
-  constructor(load: (clientId: string) => Promise<ScimClient | undefined>, clock: Clock, ttlMs = CLIENT_CACHE_TTL_MS) {
+  constructor(
+    load: (clientId: string) => Promise<ScimClient | undefined>,
+    clock: Clock,
+    ttlMs = CLIENT_CACHE_TTL_MS,
+    maxBytes = CLIENT_CACHE_MAX_BYTES,
+  ) {
+    this.#entries = new LRUCache<string, Entry>({
+      max: MAX_ENTRIES,
+      maxSize: maxBytes,
+      sizeCalculation: (entry) => cachedBytes(entry.client),
+    });
     this.#load = load;
     this.#clock = clock;
     this.#ttlMs = ttlMs;
@@ -45,9 +69,13 @@ export class ScimClientCache {
       this.#entries.delete(clientId);
       return undefined;
     }
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
     this.#entries.set(clientId, { client, expires: this.#clock.now().getTime() + this.#ttlMs });
     return client;
+  }
+
+  /** The estimated bytes of the cached clients (at most the cache's maxBytes). */
+  get bytes(): number {
+    return this.#entries.calculatedSize;
   }
 
   forget(clientId: string): void {
@@ -55,7 +83,7 @@ export class ScimClientCache {
   }
 
   forgetOrganization(organizationId: string): void {
-    for (const [id, entry] of this.#entries) {
+    for (const [id, entry] of [...this.#entries.entries()]) {
       if (entry.client.organizationId === organizationId) this.#entries.delete(id);
     }
   }

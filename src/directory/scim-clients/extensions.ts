@@ -3,14 +3,23 @@
  * and the rules a declaration must meet. The SCIM adapter compiles them into the client's schema registry.
  */
 
-/** Limits of a declaration (docs/scim-extensions.md "Limits"). */
+/** Limits of a declaration (docs/scim-extensions.md "Limits"); the admin API's schema enforces them. */
 export const MAX_EXTENSIONS_PER_CLIENT = 10;
 export const MAX_ATTRIBUTES_PER_EXTENSION = 100;
 export const MAX_SUB_ATTRIBUTES = 100;
-const MAX_URN_LENGTH = 256;
-const MAX_NAME_LENGTH = 256;
-const MAX_DESCRIPTION_LENGTH = 1024;
-const MAX_CANONICAL_VALUES = 100;
+/**
+ * Attributes of all a client's extensions together, sub-attributes included: what /Schemas lists and every write
+ * validates against. The per-extension limits alone allowed 10 × 100 × 100.
+ */
+export const MAX_TOTAL_ATTRIBUTES = 500;
+/** The declaration as JSON (UTF-8 bytes), as sent: bounds /Schemas, a cached client and an admin list page. */
+export const MAX_DECLARATION_BYTES = 256 * 1024;
+export const MAX_URN_LENGTH = 256;
+export const MAX_EXTENSION_NAME_LENGTH = 256;
+export const MAX_ATTRIBUTE_NAME_LENGTH = 128;
+export const MAX_DESCRIPTION_LENGTH = 1024;
+export const MAX_CANONICAL_VALUES = 100;
+export const MAX_CANONICAL_VALUE_LENGTH = 256;
 
 export const EXTENSION_ATTRIBUTE_TYPES = [
   "string",
@@ -22,10 +31,10 @@ export const EXTENSION_ATTRIBUTE_TYPES = [
   "complex",
 ] as const;
 export type ExtensionAttributeType = (typeof EXTENSION_ATTRIBUTE_TYPES)[number];
-const MUTABILITIES = ["readOnly", "readWrite", "immutable", "writeOnly"] as const;
-const RETURNED = ["always", "never", "default", "request"] as const;
+export const MUTABILITIES = ["readOnly", "readWrite", "immutable", "writeOnly"] as const;
+export const RETURNED = ["always", "never", "default", "request"] as const;
 /** "global" would span every organization of the service; tenants must not see each other's values. */
-const UNIQUENESS = ["none", "server"] as const;
+export const UNIQUENESS = ["none", "server"] as const;
 /** Only these may be filterable or unique: the filter grammar takes string literals, compared as text. */
 const INDEXABLE_TYPES: readonly ExtensionAttributeType[] = ["string", "reference"];
 
@@ -57,8 +66,8 @@ export interface ExtensionDeclaration {
 }
 
 /** The resource type an extension adds to (RFC 7643 §6 schemaExtensions). */
-export type ExtensionResource = "User" | "Group";
-const RESOURCES: readonly ExtensionResource[] = ["User", "Group"];
+export type ExtensionResource = (typeof EXTENSION_RESOURCES)[number];
+export const EXTENSION_RESOURCES = ["User", "Group"] as const;
 
 /** What the client does with a body keyed by a schema URN it has not declared. */
 export type UnknownExtensions = "reject" | "store";
@@ -95,15 +104,14 @@ const RESERVED_URNS = [
  * RFC 8141 NID and NSS, without the optional r/q/f components: the attribute name follows the last colon of a
  * qualified path (RFC 7644 §3.10), so the URN itself must not end in a colon.
  */
-const URN_RE =
-  /^urn:[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]:[A-Za-z0-9()+,\-.=@;$_!*'%/:]*[A-Za-z0-9()+,\-.=@;$_!*'%/]$/i;
+export const URN_PATTERN =
+  "^[Uu][Rr][Nn]:[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]:[A-Za-z0-9()+,\\-.=@;$_!*'%/:]*[A-Za-z0-9()+,\\-.=@;$_!*'%/]$";
 /** RFC 7643 §2.1: ATTRNAME = ALPHA *(nameChar), nameChar = "-" / "_" / DIGIT / ALPHA. */
-const ATTRNAME_RE = /^[A-Za-z][A-Za-z0-9_-]*$/;
+export const ATTRNAME_PATTERN = "^[A-Za-z][A-Za-z0-9_-]*$";
 
 const fail = (message: string): never => {
   throw new ExtensionDeclarationError(message);
 };
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const lower = (s: string) => s.toLowerCase();
 
 /** `a` equals `b` or one is a prefix of the other up to a colon: paths under either would be ambiguous. */
@@ -112,145 +120,102 @@ const overlaps = (a: string, b: string): boolean => {
   return x === y || x.startsWith(`${y}:`) || y.startsWith(`${x}:`);
 };
 
-function only(object: Record<string, unknown>, allowed: readonly string[], where: string): void {
-  for (const key of Object.keys(object)) {
-    if (!allowed.includes(key)) fail(`${where}: unknown field ${key} (allowed: ${allowed.join(", ")})`);
-  }
+/**
+ * An attribute as the admin API's schema has already checked it (src/admin/schemas/scim-client-extensions.ts):
+ * types, lengths, patterns, enumerations, counts and sizes. Absent and null mean "the default".
+ */
+export interface SubAttributeInput {
+  readonly name: string;
+  readonly type?: ExtensionAttributeType | null;
+  readonly multiValued?: boolean | null;
+  readonly description?: string | null;
+  readonly required?: boolean | null;
+  readonly caseExact?: boolean | null;
+  readonly mutability?: ExtensionAttribute["mutability"] | null;
+  readonly returned?: ExtensionAttribute["returned"] | null;
+  readonly uniqueness?: ExtensionAttribute["uniqueness"] | null;
+  readonly filterable?: boolean | null;
+  readonly canonicalValues?: readonly string[] | null;
+  readonly referenceTypes?: readonly string[] | null;
+  /** Refused on a sub-attribute, by name (a sub-attribute cannot be complex): the schema lets it through. */
+  readonly subAttributes?: unknown;
 }
 
-function flag(object: Record<string, unknown>, field: string, where: string): boolean {
-  const v = object[field];
-  if (v === undefined || v === null) return false;
-  if (typeof v !== "boolean") fail(`${where}.${field} must be a boolean`);
-  return v === true;
+export interface AttributeInput extends SubAttributeInput {
+  readonly subAttributes?: readonly SubAttributeInput[] | null;
 }
 
-function text(object: Record<string, unknown>, field: string, where: string, max: number): string | undefined {
-  const v = object[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string") return fail(`${where}.${field} must be a string`);
-  if (v.length > max) fail(`${where}.${field} must be at most ${max} characters`);
-  if (v.includes("\u0000")) fail(`${where}.${field} must not contain NUL characters`);
-  return v;
+export interface DeclarationInput {
+  readonly schema: string;
+  readonly name: string;
+  readonly description?: string | null;
+  readonly resource?: ExtensionResource | null;
+  readonly required?: boolean | null;
+  readonly attributes: readonly AttributeInput[];
 }
 
-function oneOf<T extends string>(
-  object: Record<string, unknown>,
-  field: string,
-  where: string,
-  allowed: readonly T[],
-  fallback: T,
-): T {
-  const v = object[field];
-  if (v === undefined || v === null) return fallback;
-  const found = allowed.find((a) => a === v);
-  if (found === undefined) return fail(`${where}.${field} must be one of ${allowed.join(", ")}`);
-  return found;
-}
-
-function strings(object: Record<string, unknown>, field: string, where: string): readonly string[] | undefined {
-  const v = object[field];
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.length > MAX_CANONICAL_VALUES || v.some((s) => typeof s !== "string" || s.length > 256)) {
-    return fail(`${where}.${field} must be an array of at most ${MAX_CANONICAL_VALUES} short strings`);
-  }
-  return v as string[];
-}
-
-const ATTRIBUTE_FIELDS = [
-  "name",
-  "type",
-  "multiValued",
-  "description",
-  "required",
-  "caseExact",
-  "mutability",
-  "returned",
-  "uniqueness",
-  "filterable",
-  "canonicalValues",
-  "referenceTypes",
-  "subAttributes",
-];
-
-function parseAttributes(raw: unknown, where: string, max: number, nested: boolean): ExtensionAttribute[] {
-  if (!Array.isArray(raw) || raw.length === 0) return fail(`${where} must be a non-empty array`);
-  if (raw.length > max) fail(`${where} may hold at most ${max} attributes`);
+/** The rules that span fields, which a schema does not say: name clashes, what may be indexed, complex shapes. */
+function attributesOf(raw: readonly SubAttributeInput[], where: string, nested: boolean): ExtensionAttribute[] {
   const seen = new Set<string>();
   return raw.map((item, i) => {
     const at = `${where}[${i}]`;
-    if (!isObject(item)) return fail(`${at} must be an object`);
-    only(item, ATTRIBUTE_FIELDS, at);
-    const name = text(item, "name", at, 128);
-    if (name === undefined || !ATTRNAME_RE.test(name)) {
-      return fail(`${at}.name must start with a letter and hold only letters, digits, - and _ (RFC 7643 §2.1)`);
-    }
+    const { name } = item;
     if (seen.has(lower(name))) fail(`${at}.name ${name} is declared twice (names are case-insensitive)`);
     seen.add(lower(name));
-    const type = oneOf(item, "type", at, EXTENSION_ATTRIBUTE_TYPES, "string");
-    const uniqueness = oneOf(item, "uniqueness", at, UNIQUENESS, "none");
-    const multiValued = flag(item, "multiValued", at);
-    const filterable = flag(item, "filterable", at) || uniqueness === "server";
+    const type = item.type ?? "string";
+    const uniqueness = item.uniqueness ?? "none";
+    const multiValued = item.multiValued === true;
+    const filterable = item.filterable === true || uniqueness === "server";
     if (filterable && (nested || multiValued || !INDEXABLE_TYPES.includes(type))) {
       fail(`${at}: only single-valued top-level string or reference attributes may be filterable or unique`);
     }
     let subAttributes: ExtensionAttribute[] | undefined;
     if (type === "complex") {
       if (nested) fail(`${at}: a sub-attribute cannot be complex (RFC 7643 §2.3.8)`);
-      subAttributes = parseAttributes(item.subAttributes, `${at}.subAttributes`, MAX_SUB_ATTRIBUTES, true);
-    } else if (item.subAttributes !== undefined) {
+      const subs: readonly SubAttributeInput[] = Array.isArray(item.subAttributes) ? item.subAttributes : [];
+      if (subs.length === 0) fail(`${at}.subAttributes must be a non-empty array`);
+      subAttributes = attributesOf(subs, `${at}.subAttributes`, true);
+    } else if (item.subAttributes !== undefined && item.subAttributes !== null) {
       fail(`${at}.subAttributes is only for complex attributes`);
     }
-    const canonicalValues = strings(item, "canonicalValues", at);
-    const referenceTypes = strings(item, "referenceTypes", at);
     return {
       name,
       type,
       multiValued,
-      description: text(item, "description", at, MAX_DESCRIPTION_LENGTH) ?? "",
-      required: flag(item, "required", at),
-      caseExact: flag(item, "caseExact", at),
-      mutability: oneOf(item, "mutability", at, MUTABILITIES, "readWrite"),
-      returned: oneOf(item, "returned", at, RETURNED, "default"),
+      description: item.description ?? "",
+      required: item.required === true,
+      caseExact: item.caseExact === true,
+      mutability: item.mutability ?? "readWrite",
+      returned: item.returned ?? "default",
       uniqueness,
       filterable,
-      ...(canonicalValues === undefined ? {} : { canonicalValues }),
-      ...(referenceTypes === undefined ? {} : { referenceTypes }),
+      ...(item.canonicalValues ? { canonicalValues: item.canonicalValues } : {}),
+      ...(item.referenceTypes ? { referenceTypes: item.referenceTypes } : {}),
       ...(subAttributes === undefined ? {} : { subAttributes }),
     };
   });
 }
 
-/** Validates a client's `extensions` array (docs/scim-extensions.md); throws ExtensionDeclarationError. */
-export function parseExtensions(raw: unknown): ExtensionDeclaration[] {
-  if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) return fail("extensions must be an array");
-  if (raw.length > MAX_EXTENSIONS_PER_CLIENT) {
-    fail(`a SCIM client may declare at most ${MAX_EXTENSIONS_PER_CLIENT} extensions`);
-  }
+/**
+ * A client's `extensions` as stored, with the defaults of RFC 7643 §2.2 filled in, from a list the admin API's schema
+ * has checked; throws ExtensionDeclarationError for a rule that spans fields (docs/scim-extensions.md).
+ */
+export function parseExtensions(raw: readonly DeclarationInput[] | null | undefined): ExtensionDeclaration[] {
   const declared: ExtensionDeclaration[] = [];
-  for (const [i, item] of raw.entries()) {
+  for (const [i, item] of (raw ?? []).entries()) {
     const at = `extensions[${i}]`;
-    if (!isObject(item)) return fail(`${at} must be an object`);
-    only(item, ["schema", "name", "description", "resource", "required", "attributes"], at);
-    const schema = text(item, "schema", at, MAX_URN_LENGTH);
-    if (schema === undefined || !URN_RE.test(schema)) {
-      return fail(`${at}.schema must be a URN such as urn:okta:acme:1.0:user (RFC 8141), not ending in a colon`);
-    }
+    const { schema } = item;
     const reserved = RESERVED_URNS.find((r) => overlaps(r, schema));
     if (reserved !== undefined) fail(`${at}.schema ${schema} clashes with the standard schema ${reserved}`);
     const twin = declared.find((d) => overlaps(d.schema, schema));
     if (twin !== undefined) fail(`${at}.schema ${schema} clashes with the extension ${twin.schema} of this client`);
-    const resource = oneOf(item, "resource", at, RESOURCES, "User");
-    const name = text(item, "name", at, MAX_NAME_LENGTH);
-    if (name === undefined || name.trim() === "") return fail(`${at}.name is required`);
     declared.push({
       schema,
-      name,
-      description: text(item, "description", at, MAX_DESCRIPTION_LENGTH) ?? "",
-      resource,
-      required: flag(item, "required", at),
-      attributes: parseAttributes(item.attributes, `${at}.attributes`, MAX_ATTRIBUTES_PER_EXTENSION, false),
+      name: item.name,
+      description: item.description ?? "",
+      resource: item.resource ?? "User",
+      required: item.required === true,
+      attributes: attributesOf(item.attributes, `${at}.attributes`, false),
     });
   }
   return declared;

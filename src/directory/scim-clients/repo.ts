@@ -3,9 +3,12 @@ import type { Db } from "../../storage/database.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
 import type { ScimClientsTable } from "../../storage/schema.js";
 import { reindexDeclared } from "../extension-index-repo.js";
-import type { ScimClientRefusal } from "./errors.js";
+import { ExtensionValuesCollideError, type ScimClientRefusal } from "./errors.js";
 import { indexedAttributesOf, storedExtensions } from "./extensions.js";
 import { AUTH_METHODS, type NewScimClientRow, type ScimClient, type StoredScimClientChanges } from "./types.js";
+
+/** What a client's JSON holds besides its declaration and mapping, counted toward a list page's bytes. */
+const CLIENT_ROW_BYTES = 1024;
 
 /** A stored webhook secret, as the ROSTER_SECRETS rotation reads it. */
 export interface SealedWebhookSecret {
@@ -20,38 +23,48 @@ export class ScimClientRepo {
     this.#db = db;
   }
 
+  /**
+   * Inserts the client and, in the same transaction, indexes the values users and groups of the organization
+   * already hold for its filterable and unique attributes (docs/scim-extensions.md).
+   */
   async insert(row: NewScimClientRow): Promise<ScimClient | ScimClientRefusal> {
+    const extensions = JSON.stringify(row.extensions);
     try {
-      const stored = await this.#db
-        .insertInto("scim_clients")
-        .values({
-          client_id: row.clientId,
-          organization_id: row.organizationId,
-          name: row.name,
-          secret_hash: row.secretHash,
-          auto_link: row.autoLink,
-          mapping: row.mapping,
-          tenant: row.tenant,
-          product: row.product,
-          webhook_url: row.webhookUrl,
-          webhook_secret_sealed: row.webhookSecretSealed,
-          log_webhook_events: row.logWebhookEvents,
-          request_log: row.requestLog,
-          extensions: JSON.stringify(row.extensions),
-          unknown_extensions: row.unknownExtensions,
-          webhook_retry: row.webhookRetry,
-          auth_methods: [...row.authMethods],
-          spc_pagination: row.spcPagination,
-          create_time: row.now,
-          update_time: row.now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const stored = await this.#db.transaction().execute(async (trx) => {
+        const inserted = await trx
+          .insertInto("scim_clients")
+          .values({
+            client_id: row.clientId,
+            organization_id: row.organizationId,
+            name: row.name,
+            secret_hash: row.secretHash,
+            auto_link: row.autoLink,
+            mapping: row.mapping,
+            tenant: row.tenant,
+            product: row.product,
+            webhook_url: row.webhookUrl,
+            webhook_secret_sealed: row.webhookSecretSealed,
+            log_webhook_events: row.logWebhookEvents,
+            request_log: row.requestLog,
+            extensions,
+            extensions_bytes: Buffer.byteLength(extensions),
+            unknown_extensions: row.unknownExtensions,
+            webhook_retry: row.webhookRetry,
+            auth_methods: [...row.authMethods],
+            spc_pagination: row.spcPagination,
+            create_time: row.now,
+            update_time: row.now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await reindexDeclared(trx, row.organizationId, row.clientId, [], row.extensions);
+        return inserted;
+      });
       return toScimClient(stored);
     } catch (e) {
       if (isUniqueViolation(e, "scim_clients_pkey")) return "client_exists";
       if (isForeignKeyViolation(e, "scim_clients_organization_fkey")) return "organization_missing";
-      throw e;
+      throw raced(e);
     }
   }
 
@@ -64,11 +77,40 @@ export class ScimClientRepo {
     return row === undefined ? undefined : toScimClient(row);
   }
 
-  async list(organizationId: string | undefined, after: string | undefined, limit: number): Promise<ScimClient[]> {
-    let q = this.#db.selectFrom("scim_clients").selectAll().orderBy("client_id").limit(limit);
-    if (organizationId !== undefined) q = q.where("organization_id", "=", organizationId);
-    if (after !== undefined) q = q.where("client_id", ">", after);
-    return (await q.execute()).map(toScimClient);
+  /**
+   * One page in client_id order: at most `limit` clients and, past the first, no more than `maxBytes` of their
+   * declarations and mappings (docs/scim-extensions.md "Limits"), summed in SQL from stored sizes so the rows past
+   * the budget are never read. `more`: whether clients follow the page.
+   */
+  async list(
+    organizationId: string | undefined,
+    after: string | undefined,
+    limit: number,
+    maxBytes: number,
+  ): Promise<{ clients: ScimClient[]; more: boolean }> {
+    const size = sql<number>`extensions_bytes + coalesce(octet_length(mapping), 0) + ${CLIENT_ROW_BYTES}`;
+    let inner = this.#db
+      .selectFrom("scim_clients")
+      .selectAll()
+      .select(sql<string>`sum(${size}) over (order by client_id)`.as("running"))
+      .select(size.as("own"))
+      .orderBy("client_id")
+      .limit(limit + 1);
+    if (organizationId !== undefined) inner = inner.where("organization_id", "=", organizationId);
+    if (after !== undefined) inner = inner.where("client_id", ">", after);
+    // The client that crosses the budget is read too: it tells that more follow.
+    const rows = await this.#db
+      .selectFrom(inner.as("p"))
+      .selectAll()
+      .where(sql<boolean>`p.running - p.own < ${maxBytes}`)
+      .orderBy("client_id")
+      .execute();
+    const page: ScimClient[] = [];
+    for (const row of rows) {
+      if (page.length === limit || (page.length > 0 && Number(row.running) > maxBytes)) break;
+      page.push(toScimClient(row));
+    }
+    return { clients: page, more: rows.length > page.length };
   }
 
   /**
@@ -77,28 +119,39 @@ export class ScimClientRepo {
    */
   async update(clientId: string, changes: StoredScimClientChanges, now: Date): Promise<ScimClient | undefined> {
     const set = columnsOf(changes, now);
-    const row = await this.#db.transaction().execute(async (trx) => {
-      const before =
-        changes.extensions === undefined
-          ? undefined
-          : await trx
-              .selectFrom("scim_clients")
-              .select("extensions")
-              .where("client_id", "=", clientId)
-              .forUpdate()
-              .executeTakeFirst();
-      const updated = await trx
-        .updateTable("scim_clients")
-        .set(set as never)
-        .where("client_id", "=", clientId)
-        .returningAll()
-        .executeTakeFirst();
-      if (updated !== undefined && before !== undefined && changes.extensions !== undefined) {
-        // Users and groups written before an attribute became filterable or unique are indexed now.
-        await reindexDeclared(trx, updated.organization_id, storedExtensions(before.extensions), changes.extensions);
-      }
-      return updated;
-    });
+    const row = await this.#db
+      .transaction()
+      .execute(async (trx) => {
+        const before =
+          changes.extensions === undefined
+            ? undefined
+            : await trx
+                .selectFrom("scim_clients")
+                .select("extensions")
+                .where("client_id", "=", clientId)
+                .forUpdate()
+                .executeTakeFirst();
+        const updated = await trx
+          .updateTable("scim_clients")
+          .set(set as never)
+          .where("client_id", "=", clientId)
+          .returningAll()
+          .executeTakeFirst();
+        if (updated !== undefined && before !== undefined && changes.extensions !== undefined) {
+          // Users and groups written before an attribute became filterable or unique are indexed now.
+          await reindexDeclared(
+            trx,
+            updated.organization_id,
+            clientId,
+            storedExtensions(before.extensions),
+            changes.extensions,
+          );
+        }
+        return updated;
+      })
+      .catch((e: unknown) => {
+        throw raced(e);
+      });
     return row === undefined ? undefined : toScimClient(row);
   }
 
@@ -187,12 +240,26 @@ function columnsOf(changes: StoredScimClientChanges, now: Date): Partial<Record<
   if (changes.webhookSecretSealed !== undefined) set.webhook_secret_sealed = changes.webhookSecretSealed;
   if (changes.logWebhookEvents !== undefined) set.log_webhook_events = changes.logWebhookEvents;
   if (changes.requestLog !== undefined) set.request_log = changes.requestLog;
-  if (changes.extensions !== undefined) set.extensions = JSON.stringify(changes.extensions);
+  if (changes.extensions !== undefined) {
+    set.extensions = JSON.stringify(changes.extensions);
+    set.extensions_bytes = Buffer.byteLength(set.extensions as string);
+  }
   if (changes.unknownExtensions !== undefined) set.unknown_extensions = changes.unknownExtensions;
   if (changes.webhookRetry !== undefined) set.webhook_retry = changes.webhookRetry;
   if (changes.authMethods !== undefined) set.auth_methods = [...changes.authMethods];
   if (changes.spcPagination !== undefined) set.spc_pagination = changes.spcPagination;
   return set;
+}
+
+/**
+ * A unique value a user (or group) wrote while the declaration was being indexed, repeating one the index was
+ * rebuilding: the same refusal as a collision found by the rebuild, without the holders' names.
+ */
+function raced(e: unknown): unknown {
+  const unique = ["identity_extension_values_unique_key", "group_extension_values_unique_key"];
+  const hit = unique.findIndex((key) => isUniqueViolation(e, key));
+  if (hit < 0) return e;
+  return new ExtensionValuesCollideError(hit === 0 ? "User" : "Group", []);
 }
 
 export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
@@ -212,6 +279,7 @@ export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
     webhookRetry: row.webhook_retry === "backoff" ? "backoff" : "none",
     requestLog: row.request_log,
     extensions,
+    extensionsBytes: row.extensions_bytes,
     unknownExtensions: row.unknown_extensions,
     indexedAttributes: indexedAttributesOf(extensions),
     createTime: row.create_time,

@@ -82,8 +82,14 @@ export class ScimClientService {
     return this.#repo.get(clientId);
   }
 
-  list(organizationId: string | undefined, after: string | undefined, limit: number): Promise<ScimClient[]> {
-    return this.#repo.list(organizationId, after, limit);
+  /** A page of at most `limit` clients, and past the first no more than `maxBytes` (see ScimClientRepo.list). */
+  list(
+    organizationId: string | undefined,
+    after: string | undefined,
+    limit: number,
+    maxBytes: number,
+  ): Promise<{ clients: ScimClient[]; more: boolean }> {
+    return this.#repo.list(organizationId, after, limit, maxBytes);
   }
 
   async update(clientId: string, changes: ScimClientChanges): Promise<ScimClient | undefined> {

@@ -19,6 +19,8 @@ export interface ScimClient {
   readonly requestLog: RequestLogMode;
   /** Declared custom schema extensions (docs/scim-extensions.md). */
   readonly extensions: readonly ExtensionDeclaration[];
+  /** Bytes of the declaration as JSON: what a list page and the client cache count (docs/scim-extensions.md). */
+  readonly extensionsBytes: number;
   readonly unknownExtensions: UnknownExtensions;
   /** The extension attributes whose values are indexed for eq filters and uniqueness; empty for most clients. */
   readonly indexedAttributes: readonly IndexedAttribute[];
