@@ -59,7 +59,15 @@ try {
     .returningAll()
     .executeTakeFirstOrThrow();
   const client = toScimClient(row);
-  const webhooks = createWebhooks({ db, clock: systemClock, logger, box, concurrency: CONCURRENCY });
+  const webhooks = createWebhooks({
+    db,
+    clock: systemClock,
+    logger,
+    box,
+    concurrency: CONCURRENCY,
+    // The receiver is a local process: loopback must be allowed explicitly.
+    urlAllow: ["127.0.0.1"],
+  });
   const event = (id: string): DirectoryEvent => ({
     kind: "user.updated",
     resourceId: id,

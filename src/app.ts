@@ -36,6 +36,7 @@ import type { Db } from "./storage/database.js";
 import { Readiness } from "./storage/readiness.js";
 import { createWebhooks, type Webhooks } from "./webhooks/index.js";
 import { queueTestEvent } from "./webhooks/test-event-repo.js";
+import { sameOrigin } from "./platform/outbound/guard.js";
 import { DATABASE_FAULTS } from "./storage/errors.js";
 
 export interface AppDeps {
@@ -60,6 +61,8 @@ export interface AppDeps {
   readonly observability?: Observability;
   /** Where data mapping scripts may be read from (ROSTER_MAPPING_DIR, ROSTER_MAPPING_URL_ALLOW); default: nowhere. */
   readonly mappingSources?: MappingSourcePolicy;
+  /** ROSTER_WEBHOOK_URL_ALLOW for the default webhooks module (a given `webhooks` brings its own); default: none. */
+  readonly webhookUrlAllow?: readonly string[];
 }
 
 /** Composes the parts and registers their plugins; reads no environment and opens nothing. */
@@ -89,7 +92,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       logger: deps.logger,
       box,
       wrapSender: observability.wrapSender,
+      urlAllow: deps.webhookUrlAllow ?? [],
+      refusedOrigins: () => [deps.publicUrl()],
     });
+  // Whatever webhooks module is given, the admin API refuses webhook URLs that point at this service itself.
+  const checkWebhookUrl = async (url: string): Promise<string | undefined> =>
+    pointsAtSelf(url, deps.publicUrl()) ? "the URL points at this service itself" : webhooks.checkUrl(url);
   // A write that queued webhook deliveries wakes the local dispatcher once it committed (other instances poll).
   const eventSink = afterCommit(deps.eventSink ?? webhooks.sink, (batch) => {
     if (batch.webhook) webhooks.dispatcher.wake();
@@ -124,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     groups,
     mapper,
     validateMapping,
-    webhooks,
+    webhooks: { ...webhooks, checkUrl: checkWebhookUrl },
     observability,
     faults: DATABASE_FAULTS,
     queueTestEvent: (client) => queueTestEvent(deps.db, client, deps.clock.now()),
@@ -152,4 +160,12 @@ function registerHealth(app: FastifyInstance, db: Db): void {
     const { ready, ...body } = await readiness.check();
     return ready ? body : reply.code(503).send(body);
   });
+}
+
+function pointsAtSelf(url: string, publicUrl: string): boolean {
+  try {
+    return sameOrigin(publicUrl, new URL(url));
+  } catch {
+    return false;
+  }
 }

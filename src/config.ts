@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import type { LevelWithSilent } from "pino";
 import type { LogFormat } from "./platform/logger.js";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./storage/timeouts.js";
-import { allowEntryProblem } from "./directory/mapping/policy.js";
+import { parseAllowList } from "./platform/outbound/allow-list.js";
 
 /**
  * The typed configuration of one Roster process, parsed once from ROSTER_* variables (their defaults: README.md,
@@ -34,6 +34,11 @@ export interface Config {
   readonly mappingDir: string | undefined;
   /** ROSTER_MAPPING_URL_ALLOW: hosts, IPs or CIDR ranges `http(s)://` mapping scripts may come from; empty refuses. */
   readonly mappingUrlAllow: readonly string[];
+  /**
+   * ROSTER_WEBHOOK_URL_ALLOW: IP addresses or CIDR ranges of non-public addresses webhooks may reach; host names,
+   * if any, become the only hosts webhooks may name. Empty: any public host, no loopback/private/link-local address.
+   */
+  readonly webhookUrlAllow: readonly string[];
   /** How long the events feed keeps events. */
   readonly eventRetentionDays: number;
   /** How often a webhook dispatcher renews its heartbeat; one silent for 5 intervals is taken for dead. */
@@ -165,14 +170,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       100,
     ),
   };
-  const mappingUrlAllow = (get("ROSTER_MAPPING_URL_ALLOW") ?? "")
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "");
-  for (const entry of mappingUrlAllow) {
-    const problem = allowEntryProblem(entry);
-    if (problem !== undefined) problems.push(`ROSTER_MAPPING_URL_ALLOW: ${problem}`);
-  }
+  const mappingAllow = parseAllowList("ROSTER_MAPPING_URL_ALLOW", get("ROSTER_MAPPING_URL_ALLOW"));
+  const mappingUrlAllow = mappingAllow.entries;
+  const webhookAllow = parseAllowList("ROSTER_WEBHOOK_URL_ALLOW", get("ROSTER_WEBHOOK_URL_ALLOW"));
+  problems.push(...mappingAllow.problems, ...webhookAllow.problems);
   const eventRetention = parseInteger(get("ROSTER_EVENT_RETENTION_DAYS") ?? "30");
   if (eventRetention === undefined || eventRetention < 1 || eventRetention > 3650) {
     problems.push("ROSTER_EVENT_RETENTION_DAYS: must be an integer from 1 to 3650");
@@ -202,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     databaseTimeouts,
     mappingDir: get("ROSTER_MAPPING_DIR"),
     mappingUrlAllow,
+    webhookUrlAllow: webhookAllow.entries,
     webhookHeartbeatMs: heartbeat ?? 1000,
     eventRetentionDays: eventRetention ?? 30,
   };
@@ -241,6 +243,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     mappingDir: config.mappingDir ?? "(unset: file:// mappings refused)",
     mappingUrlAllow:
       config.mappingUrlAllow.length > 0 ? config.mappingUrlAllow.join(",") : "(unset: http(s):// mappings refused)",
+    webhookUrlAllow:
+      config.webhookUrlAllow.length > 0 ? config.webhookUrlAllow.join(",") : "(unset: public addresses only)",
     webhookHeartbeatMs: config.webhookHeartbeatMs,
     eventRetentionDays: config.eventRetentionDays,
   };

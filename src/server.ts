@@ -82,6 +82,8 @@ async function serve(
     wrapSender: observability.wrapSender,
     heartbeatMs: config.webhookHeartbeatMs,
     eventRetentionDays: config.eventRetentionDays,
+    urlAllow: config.webhookUrlAllow,
+    refusedOrigins: () => [publicUrl],
   });
   const app = await buildApp({
     db: storage.db,

@@ -28,6 +28,8 @@ export function startRoster(databaseUrl: string, dataDir: string): Promise<Start
       ROSTER_ADMIN_TOKEN: ADMIN_TOKEN,
       ROSTER_SECRETS: SECRETS,
       ROSTER_LOG_LEVEL: "warn",
+      // The bench's webhook receiver listens on loopback, which Roster refuses unless listed.
+      ROSTER_WEBHOOK_URL_ALLOW: "127.0.0.1",
       // Empty = unset for Roster, and keeps a .env file from setting it: the welcome line then names the real port.
       ROSTER_PUBLIC_URL: "",
     },

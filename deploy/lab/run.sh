@@ -196,6 +196,7 @@ start_roster() { # index
   ROSTER_HOST=127.0.0.1 ROSTER_PORT=$port ROSTER_PUBLIC_URL="http://127.0.0.1:$ROSTER_LB" \
     ROSTER_DATABASE_URL="postgres://postgres@127.0.0.1:$BOUNCER/roster" ROSTER_DATABASE_POOLING=transaction \
     ROSTER_SECRETS=$SECRETS ROSTER_ADMIN_TOKEN=$ADMIN_TOKEN ROSTER_LOG_LEVEL=warn \
+    ROSTER_WEBHOOK_URL_ALLOW=127.0.0.1 \
     node --import tsx src/server.ts >>"$LAB/logs/roster-$((${1} + 1)).log" 2>&1 &
   echo $! >"$LAB/roster-$((${1} + 1)).pid"
   pids+=($!)

@@ -103,6 +103,7 @@ async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<v
     scimClients,
     publicUrl: deps.publicUrl,
     validateMapping: deps.validateMapping,
+    checkWebhookUrl: webhooks.checkUrl,
     health: observability.health,
   });
   registerApiKeyRoutes(scope, {
@@ -124,6 +125,7 @@ async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<v
   registerWebhookTestEventRoute(scope, {
     scimClients,
     queue: deps.queueTestEvent,
+    checkUrl: webhooks.checkUrl,
     wake: () => webhooks.dispatcher.wake(),
   });
   registerObservabilityRoutes(scope, {

@@ -138,13 +138,12 @@ function operationOf(req: FastifyRequest): string {
 }
 
 /** A span around every evaluation of a connection's data mapping (JSONata or the default in plain code). */
-export function traceMappings<M extends { forSource(source: string | null): Promise<MappingLike> }>(
-  mapper: M,
-  tracer: Tracer,
-): M {
+export function traceMappings<
+  M extends { forSource(source: string | null, organization?: string): Promise<MappingLike> },
+>(mapper: M, tracer: Tracer): M {
   const forSource = mapper.forSource.bind(mapper);
-  mapper.forSource = async (source) => {
-    const compiled = await forSource(source);
+  mapper.forSource = async (source, organization) => {
+    const compiled = await forSource(source, organization);
     return {
       ...compiled,
       evaluate: (user: never) =>

@@ -4,6 +4,7 @@ import { Deliverer, type DelivererOptions } from "./delivery.js";
 import { GroupCommit } from "./group-commit.js";
 import { type ClaimedEvent, claimDue, type OutboxKey } from "./outbox-claim-repo.js";
 import { type Finished, releaseClaimed } from "./outbox-repo.js";
+import { defaultPerOrganization, OrganizationShares } from "./organization-shares.js";
 import { OwedBookkeeping } from "./owed-bookkeeping.js";
 import { DEFAULT_HEARTBEAT_MS, Heartbeat, Retention, type RetentionOptions } from "./upkeep-repo.js";
 
@@ -29,6 +30,8 @@ export interface DispatcherOptions extends DelivererOptions, RetentionOptions {
   readonly timeoutMs: number;
   /** Deliveries in flight at once, across resources (one per resource at a time). */
   readonly concurrency?: number;
+  /** Deliveries of one organization in flight at once; default half of `concurrency`. */
+  readonly perOrganization?: number;
   /** Up to this many pending events of one resource are claimed at once and sent one after the other. */
   readonly chain?: number;
   /** How often an idle dispatcher looks for events committed by other instances. */
@@ -57,6 +60,7 @@ export interface DispatcherOptions extends DelivererOptions, RetentionOptions {
 export class WebhookDispatcher {
   readonly #o: DispatcherOptions;
   readonly #concurrency: number;
+  readonly #shares: OrganizationShares;
   readonly #chain: number;
   readonly #pollMs: number;
   readonly #claimIntervalMs: number;
@@ -79,6 +83,8 @@ export class WebhookDispatcher {
   constructor(options: DispatcherOptions) {
     this.#o = options;
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    const share = options.perOrganization ?? defaultPerOrganization(this.#concurrency);
+    this.#shares = new OrganizationShares(Math.min(this.#concurrency, share));
     this.#chain = options.chain ?? DEFAULT_CHAIN;
     this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.#claimIntervalMs = options.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS;
@@ -122,13 +128,10 @@ export class WebhookDispatcher {
     await this.#heartbeat.stop();
   }
 
-  /**
-   * Claims one batch (up to `concurrency` resources, up to `chain` events each), delivers it and records the
-   * attempts; returns how many events it claimed.
-   */
+  /** Claims one batch (up to `concurrency` resources, `chain` events each), delivers and records it; returns its size. */
   async runOnce(): Promise<number> {
     const claimed = await this.#claim(this.#concurrency);
-    await Promise.all(chainsOf(claimed).map((c) => this.#deliverChain(c)));
+    await Promise.all(chainsOf(claimed).map((c) => this.#counted(c)));
     return claimed.length;
   }
 
@@ -159,7 +162,7 @@ export class WebhookDispatcher {
         if (free > 0 && (free >= this.#concurrency / 4 || this.#inFlight.size === 0)) {
           this.#lastClaimAt = performance.now();
           const chains = chainsOf(await this.#claim(free));
-          for (const chain of chains) this.#track(this.#deliverChain(chain));
+          for (const chain of chains) this.#track(this.#counted(chain));
           if (chains.length === free) continue;
         }
       } catch (e) {
@@ -207,7 +210,14 @@ export class WebhookDispatcher {
     this.#wakeRequested = false;
   }
 
-  async #claim(limit: number): Promise<ClaimedEvent[]> {
+  /** Delivers a chain, counted against its organization's share of the slots while in flight. */
+  #counted(chain: readonly ClaimedEvent[]): Promise<void> {
+    return this.#shares.run(chain[0]?.organizationId ?? "", () => this.#deliverChain(chain));
+  }
+
+  /** Claims up to `free` resources, within every organization's share (organization-shares.ts). */
+  async #claim(free: number): Promise<ClaimedEvent[]> {
+    const { limit, exclude } = this.#shares.plan(free);
     const now = this.#o.clock.now();
     await this.#heartbeat.beatIfDue();
     // Settled first: a connection cut after a claim committed (a terminated backend, a reset) or an outage during a
@@ -224,6 +234,7 @@ export class WebhookDispatcher {
       leaseStepMs: this.#o.timeoutMs,
       claimToken,
       after: this.#cursor,
+      excludeOrganizations: exclude,
     }).catch((e: unknown) => {
       this.#owed.claimLost(claimToken);
       throw e;

@@ -7,7 +7,7 @@ import { WebhookDispatcher } from "./dispatcher.js";
 import { EventLog } from "./event-log-repo.js";
 import { OutboxEventSink } from "./outbox-sink.js";
 import { WebhookResender } from "./resend.js";
-import { HttpWebhookSender, type WebhookSender } from "./sender.js";
+import { HttpWebhookSender, type WebhookSender, webhookGuard } from "./sender.js";
 import { type BulkResendRequest, requeueFailed } from "./bulk-resend-repo.js";
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
@@ -38,6 +38,12 @@ export interface WebhooksOptions {
   readonly eventRetentionDays?: number;
   /** ROSTER_WEBHOOK_HEARTBEAT_MS; default DEFAULT_HEARTBEAT_MS. */
   readonly heartbeatMs?: number;
+  /** ROSTER_WEBHOOK_URL_ALLOW: non-public addresses (and, if it names hosts, the only hosts) webhooks may reach. */
+  readonly urlAllow?: readonly string[];
+  /** Origins webhooks never reach whatever they resolve to (Roster's own public URL). */
+  readonly refusedOrigins?: () => readonly string[];
+  /** Deliveries of one organization in flight at once; default DEFAULT_CONCURRENCY_PER_ORGANIZATION. */
+  readonly concurrencyPerOrganization?: number;
 }
 
 /**
@@ -52,11 +58,19 @@ export interface Webhooks {
   readonly resender: WebhookResender;
   /** Bulk resend: queues the failed events of a client again (bulk-resend-repo.ts); returns how many. */
   readonly requeueFailed: (request: BulkResendRequest) => Promise<number>;
+  /** Why a webhook URL being configured is refused by the outbound guard (DNS included), or undefined. */
+  readonly checkUrl: (url: string) => Promise<string | undefined>;
 }
 
 export function createWebhooks(o: WebhooksOptions): Webhooks {
   const timeoutMs = o.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-  const plainSender = o.sender ?? new HttpWebhookSender({ timeoutMs });
+  const senderOptions = {
+    timeoutMs,
+    urlAllow: o.urlAllow ?? [],
+    ...(o.refusedOrigins === undefined ? {} : { refusedOrigins: o.refusedOrigins }),
+  };
+  const guard = webhookGuard(senderOptions);
+  const plainSender = o.sender ?? new HttpWebhookSender(senderOptions, guard);
   const sender = o.wrapSender === undefined ? plainSender : o.wrapSender(plainSender);
   const openSecret = (sealed: string) => o.box.open(sealed);
   const eventLog = new EventLog(o.db);
@@ -76,6 +90,7 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
     ...(o.pollIntervalMs === undefined ? {} : { pollIntervalMs: o.pollIntervalMs }),
     ...(o.claimIntervalMs === undefined ? {} : { claimIntervalMs: o.claimIntervalMs }),
     ...(o.heartbeatMs === undefined ? {} : { heartbeatMs: o.heartbeatMs }),
+    ...(o.concurrencyPerOrganization === undefined ? {} : { perOrganization: o.concurrencyPerOrganization }),
   });
   return {
     sink: new OutboxEventSink(o.clock),
@@ -84,5 +99,12 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
     eventLog,
     resender: new WebhookResender(eventLog, sender, o.clock, openSecret),
     requeueFailed: (request) => requeueFailed(o.db, request),
+    checkUrl: async (url) => {
+      try {
+        return await guard.check(new URL(url));
+      } catch {
+        return "the URL is not an absolute http:// or https:// URL";
+      }
+    },
   };
 }

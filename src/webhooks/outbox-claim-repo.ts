@@ -54,6 +54,8 @@ export interface ClaimOptions {
   readonly ownerStaleMs: number;
   /** Look at the resources after this key first, then wrap around to the first one (fair under overload). */
   readonly after?: OutboxKey | undefined;
+  /** Organizations whose deliveries in flight are at their share: none of their events is claimed. */
+  readonly excludeOrganizations?: readonly string[];
 }
 
 export interface ClaimRow {
@@ -126,26 +128,32 @@ export function claimStatement(
   const chain = Math.max(1, options.chain ?? 1);
   // Free, lease run out, or held by a dispatcher that is gone or whose heartbeat is stale (a dead process). A claim
   // without an owner (written before owners were recorded) waits for its lease.
+  const excluded = options.excludeOrganizations ?? [];
   const claimable = (t: "k" | "o") => {
+    const organization = sql.ref(`${t}.organization_id`);
+    // An organization at its share of the slots waits; the others' events flow (docs/webhooks.md).
+    const share = excluded.length === 0 ? sql`true` : sql`${organization} <> all(${[...excluded]}::uuid[])`;
     const until = sql.ref(`${t}.claimed_until`);
     const owner = sql.ref(`${t}.claimed_by`);
     const retryAt = sql.ref(`${t}.next_attempt_at`);
     // A head waiting for its retry holds its resource back; other resources flow.
-    return sql`(${retryAt} is null or ${retryAt} <= ${options.now}) and (${until} is null or ${until} < ${options.now}
+    return sql`${share} and (${retryAt} is null or ${retryAt} <= ${options.now}) and (${until} is null or ${until} < ${options.now}
       or (${owner} <> ${options.owner}::uuid and not exists (
         select 1 from webhook_dispatchers d
         where d.id = ${owner} and d.heartbeat_at > now() - ${options.ownerStaleMs}::bigint * interval '1 millisecond')))`;
   };
   return sql<ClaimRow>`
     with recursive k as (
-      (select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at, 1 as pos
+      (select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at, o.organization_id,
+        1 as pos
         from webhook_outbox o
         where (o.client_id, o.ordering_key) > (${after?.clientId ?? ""}, ${after?.orderingKey ?? ""})
         order by o.client_id, o.ordering_key, o.seq limit 1)
       union all
-      select n.client_id, n.ordering_key, n.seq, n.claimed_until, n.claimed_by, n.next_attempt_at, k.pos + 1
+      select n.client_id, n.ordering_key, n.seq, n.claimed_until, n.claimed_by, n.next_attempt_at, n.organization_id,
+        k.pos + 1
       from k cross join lateral (
-        select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at
+        select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at, o.organization_id
         from webhook_outbox o
         where (o.client_id, o.ordering_key) > (k.client_id, k.ordering_key)
         order by o.client_id, o.ordering_key, o.seq limit 1

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
-import { Agent, request as undiciRequest } from "undici";
+import { request as undiciRequest } from "undici";
+import { OutboundGuard, outboundRefusal } from "../platform/outbound/guard.js";
 import { readBounded } from "./response-body.js";
 import {
   SIGNATURE_HEADER,
@@ -62,23 +63,42 @@ export interface HttpSenderOptions {
   readonly timeoutMs: number;
   /** Keep-alive connections per origin. */
   readonly connectionsPerOrigin?: number;
+  /** ROSTER_WEBHOOK_URL_ALLOW: the non-public addresses (and, if it names hosts, the only hosts) webhooks may reach. */
+  readonly urlAllow?: readonly string[];
+  /** Origins never posted to (Roster's own public URL). */
+  readonly refusedOrigins?: () => readonly string[];
+}
+
+/** The outbound guard of webhook deliveries, test events and resends (docs/security.md "Outbound requests"). */
+export function webhookGuard(options: HttpSenderOptions): OutboundGuard {
+  return new OutboundGuard({
+    variable: "ROSTER_WEBHOOK_URL_ALLOW",
+    allow: options.urlAllow ?? [],
+    hosts: "any",
+    connectTimeoutMs: options.timeoutMs,
+    connectionsPerOrigin: options.connectionsPerOrigin ?? 64,
+    keepAliveTimeoutMs: 10_000,
+    ...(options.refusedOrigins === undefined ? {} : { refusedOrigins: options.refusedOrigins }),
+  });
 }
 
 export const USER_AGENT = "Roster-Webhooks/1";
 
 /**
- * undici `request` over a keep-alive agent. Like fetch with `redirect: "manual"`, it never follows a redirect: a 3xx
- * is a failed delivery. Measured on Node 20 (bench/webhook-dispatch.ts), `request` is 3-4x faster than `fetch`, and
+ * undici `request` over a keep-alive agent that connects only where the outbound guard allows (loopback, private,
+ * link-local and other non-public addresses only when ROSTER_WEBHOOK_URL_ALLOW lists them; checked on the address
+ * the socket connects to). Like fetch with `redirect: "manual"`, it never follows a redirect: a 3xx is a failed
+ * delivery. Measured on Node 20 (bench/webhook-dispatch.ts), `request` is 3-4x faster than `fetch`, and
  * an AbortController whose timer is cleared on completion is cheaper than AbortSignal.timeout, whose timers linger
  * for the whole timeout — thousands of them during a burst.
  */
 export class HttpWebhookSender implements WebhookSender {
   readonly #timeoutMs: number;
-  readonly #agent: Agent;
+  readonly #guard: OutboundGuard;
 
-  constructor(options: HttpSenderOptions) {
+  constructor(options: HttpSenderOptions, guard: OutboundGuard = webhookGuard(options)) {
     this.#timeoutMs = options.timeoutMs;
-    this.#agent = new Agent({ connections: options.connectionsPerOrigin ?? 64, keepAliveTimeout: 10_000 });
+    this.#guard = guard;
   }
 
   async send(request: DeliveryRequest): Promise<DeliveryResult> {
@@ -101,13 +121,18 @@ export class HttpWebhookSender implements WebhookSender {
       ),
       "user-agent": USER_AGENT,
     };
+    const refused = urlRefusal(this.#guard, request.url);
+    if (refused !== undefined) {
+      clearTimeout(timer);
+      return { success: false, statusCode: null, error: `refused: ${refused}`, durationMs: elapsed() };
+    }
     try {
       const res = await undiciRequest(request.url, {
         method: "POST",
         headers,
         body,
         signal: abort.signal,
-        dispatcher: this.#agent,
+        dispatcher: this.#guard.dispatcher,
       });
       // Read for the event log, bounded; a short answer is read to its end, so the connection goes back to the pool.
       const answer = await readBounded(res.body);
@@ -131,12 +156,14 @@ export class HttpWebhookSender implements WebhookSender {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    await this.#guard.close();
   }
 }
 
 /** A short reason without request details (URLs may carry tokens; headers carry the signature). */
 export function describeFailure(e: unknown, timeoutMs: number): string {
+  const refused = outboundRefusal(e);
+  if (refused !== undefined) return `refused: ${refused.message}`;
   const err = e instanceof Error ? e : new Error(String(e));
   if (err.name === "TimeoutError" || err.name === "AbortError") return `timeout after ${timeoutMs} ms`;
   const code = (err as { code?: unknown }).code;
@@ -148,4 +175,12 @@ export function describeFailure(e: unknown, timeoutMs: number): string {
     return typeof code === "string" ? `connection error: ${code}` : `connection error: ${cause.message}`;
   }
   return `request failed: ${err.message}`;
+}
+
+function urlRefusal(guard: OutboundGuard, url: string): string | undefined {
+  try {
+    return guard.urlProblem(new URL(url));
+  } catch {
+    return "the URL is not an absolute http:// or https:// URL";
+  }
 }

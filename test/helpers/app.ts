@@ -6,7 +6,15 @@ import { hashSecret } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
 import type { Db } from "../../src/storage/database.js";
 import type { Webhooks, WebhooksOptions } from "../../src/webhooks/index.js";
-import { ADMIN_TOKEN, PRODUCT, PUBLIC_URL, TENANT, TEST_SECRETS, WEBHOOK_SECRET } from "./constants.js";
+import {
+  ADMIN_TOKEN,
+  LOOPBACK_WEBHOOK_ALLOW,
+  PRODUCT,
+  PUBLIC_URL,
+  TENANT,
+  TEST_SECRETS,
+  WEBHOOK_SECRET,
+} from "./constants.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 import { recordingSink } from "./events.js";
 import { type QuerySpy, spyOnQueries } from "./query-spy.js";
@@ -139,6 +147,7 @@ export async function createTestApp<const O extends TestAppOptions = Record<neve
     secrets,
     adminTokenHash: hashSecret(ADMIN_TOKEN),
     publicUrl: () => PUBLIC_URL,
+    webhookUrlAllow: LOOPBACK_WEBHOOK_ALLOW,
     ...deps,
     ...options.extra,
   });

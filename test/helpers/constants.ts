@@ -8,6 +8,12 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789";
 /** The public URL in-process test apps answer as (Location headers, meta.location). */
 export const PUBLIC_URL = "http://roster.test";
 
+/**
+ * ROSTER_WEBHOOK_URL_ALLOW of every test app: its webhook receivers listen on loopback, which the outbound guard
+ * refuses unless listed (the default stays closed; tests of the guard itself build apps without it).
+ */
+export const LOOPBACK_WEBHOOK_ALLOW: readonly string[] = ["127.0.0.1", "::1"];
+
 /** The key that seals secrets at rest, as ROSTER_SECRETS spells it for a child process. */
 export const ROSTER_SECRETS = "test-secret-key-test-secret-key-0123456789";
 /** The same key ring as the in-process app takes it. */

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { ADMIN_TOKEN, ROSTER_SECRETS } from "./constants.js";
+import { ADMIN_TOKEN, LOOPBACK_WEBHOOK_ALLOW, ROSTER_SECRETS } from "./constants.js";
 
 /** Roster started as `npm start` starts it: `node --import tsx src/server.ts`, as a child process on a real port. */
 export interface RosterProcess {
@@ -63,6 +63,8 @@ export function startRoster(env: Record<string, string>): Omit<RosterProcess, "u
       ROSTER_LOG_LEVEL: "info",
       ROSTER_ADMIN_TOKEN: ADMIN_TOKEN,
       ROSTER_SECRETS: ROSTER_SECRETS,
+      // The tests' webhook receivers listen on loopback, which Roster refuses unless listed.
+      ROSTER_WEBHOOK_URL_ALLOW: LOOPBACK_WEBHOOK_ALLOW.join(","),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

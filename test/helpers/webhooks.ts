@@ -6,7 +6,7 @@ import { SecretBox } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
 import type { Db } from "../../src/storage/database.js";
 import { createWebhooks, type Webhooks, type WebhooksOptions } from "../../src/webhooks/index.js";
-import { TEST_SECRETS } from "./constants.js";
+import { LOOPBACK_WEBHOOK_ALLOW, TEST_SECRETS } from "./constants.js";
 
 /** The key ring of the test apps (some tests still import it from here). */
 export { TEST_SECRETS };
@@ -23,6 +23,7 @@ export function testWebhooks(
     logger: createLogger("silent"),
     box: new SecretBox(TEST_SECRETS),
     timeoutMs: 2000,
+    urlAllow: LOOPBACK_WEBHOOK_ALLOW,
     ...options,
   });
 }

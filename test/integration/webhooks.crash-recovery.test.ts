@@ -10,6 +10,7 @@ import { HttpWebhookSender, type WebhookSender } from "../../src/webhooks/sender
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
 import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
 import { useTestApp } from "../helpers/suite.js";
+import { LOOPBACK_WEBHOOK_ALLOW } from "../helpers/constants.js";
 
 // A dispatcher "dies" in these tests the way a killed process does: its request has reached the receiver, it never
 // records the answer, and it never renews its heartbeat again. No clock is advanced: leases are not waited out.
@@ -20,7 +21,7 @@ const { t, database, clock, receiver } = useTestApp({
   hooks: true,
 });
 let c: SeededClient;
-const real = new HttpWebhookSender({ timeoutMs: 5000 });
+const real = new HttpWebhookSender({ timeoutMs: 5000, urlAllow: LOOPBACK_WEBHOOK_ALLOW });
 
 beforeAll(async () => {
   c = await seedClient(t, {

@@ -71,7 +71,8 @@ describe("outbox ordering", () => {
   ])(
     "delivers one resource's events in commit order while different resources go in parallel (chain $chain)",
     async ({ chain }) => {
-      const webhooks = testWebhooks(database.db, clock, { concurrency: 8, chain });
+      // One organization here: its share is the whole pool (by default it is half, webhooks.organization-share).
+      const webhooks = testWebhooks(database.db, clock, { concurrency: 8, concurrencyPerOrganization: 8, chain });
       const users = Array.from({ length: 6 }, () => uuidv7());
       // Interleaved commits: one transaction per change, as SCIM requests would make them.
       for (let seq = 0; seq < 15; seq++) {

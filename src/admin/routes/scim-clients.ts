@@ -69,6 +69,8 @@ export interface ScimClientRouteDeps {
   readonly publicUrl: () => string;
   /** Validates a data mapping (expression or URL) before it is stored; throws INVALID_ARGUMENT. */
   readonly validateMapping: (mapping: string) => Promise<void>;
+  /** Why the outbound guard refuses a webhook URL (docs/security.md "Outbound requests"), or undefined. */
+  readonly checkWebhookUrl: (url: string) => Promise<string | undefined>;
   /** The connection's health fields (last request, counts of the last 24 h) for the single-client read. */
   readonly health?: (clientId: string) => Promise<JsonObject>;
 }
@@ -94,6 +96,8 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       const secret = givenSecret ?? randomToken(32);
       const mapping = body.mapping ?? null;
       if (mapping !== null) await deps.validateMapping(mapping);
+      const webhook = parseWebhook(body.webhook);
+      if (webhook !== null) await allowedWebhookUrl(deps, webhook.url);
       const result = await scimClients.create({
         organizationId,
         clientId,
@@ -103,7 +107,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
         mapping,
         tenant: body.tenant ?? "",
         product: body.product ?? "",
-        webhook: parseWebhook(body.webhook),
+        webhook,
         webhookRetry: retryOf(body.webhook?.retry),
         logWebhookEvents: body.log_webhook_events ?? false,
         requestLog: body.request_log ?? "errors",
@@ -163,6 +167,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       }
       const updates = resolveUpdateMask(req.query.update_mask, body, SCIM_CLIENT_MASK);
       const changes = await toChanges(updates, deps);
+      if (typeof changes.webhookUrl === "string") await allowedWebhookUrl(deps, changes.webhookUrl);
       const existing = await scimClients.get(req.params.clientId);
       if (existing === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
       if (changes.webhookSecret !== undefined && changes.webhookSecret !== null) {
@@ -203,6 +208,12 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       return {};
     },
   );
+}
+
+/** Refuses (400) a webhook URL the outbound guard would never post to: checked when stored and again when sent. */
+async function allowedWebhookUrl(deps: ScimClientRouteDeps, url: string): Promise<void> {
+  const problem = await deps.checkWebhookUrl(url);
+  if (problem !== undefined) throw invalidArgument(`webhook.url is refused: ${problem}`);
 }
 
 /** The masked fields as changes; their types are the schema's, an empty value (`""`, null, `{}`) is undefined. */

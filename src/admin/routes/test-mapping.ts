@@ -57,7 +57,7 @@ export function registerTestMappingRoute(scope: FastifyInstance, deps: TestMappi
         throw e;
       }
       try {
-        const mapping = await deps.mapper.forSource(override ?? client.mapping);
+        const mapping = await deps.mapper.forSource(override ?? client.mapping, client.organizationId);
         return { traits: await mapping.evaluate(user) };
       } catch (e) {
         if (e instanceof MappingError) throw invalidArgument(`data mapping failed: ${e.message}`);

@@ -1,5 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { DIRECTORY_EVENT_KINDS } from "../../directory/events.js";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
 import type { Clock } from "../../platform/clock.js";
@@ -73,7 +73,8 @@ export function registerWebhookEventRoutes(scope: FastifyInstance, deps: Webhook
       limit: page.pageSize + 1,
     });
     const { items, next_page_token } = pageOf(rows, page.pageSize, (r) => `${r.attempted_at.toISOString()}|${r.id}`);
-    return { webhook_events: items.map(webhookEventJson), next_page_token };
+    const shown = bodiesShownTo(req);
+    return { webhook_events: items.map((r) => webhookEventJson(r, shown)), next_page_token };
   });
 
   /**
@@ -92,7 +93,7 @@ export function registerWebhookEventRoutes(scope: FastifyInstance, deps: Webhook
         if (result.reason === "event_not_found") throw notFound(`webhook event ${eventId} does not exist`);
         throw new AdminError("FAILED_PRECONDITION", "the SCIM client has no webhook URL and secret configured");
       }
-      return webhookEventJson(result.attempt);
+      return webhookEventJson(result.attempt, bodiesShownTo(req));
     },
   );
 }
@@ -135,7 +136,16 @@ function parsePosition(key: string): { attemptedAt: Date; id: string } {
   return { attemptedAt, id };
 }
 
-export function webhookEventJson(r: Omit<AttemptRecord, "state"> & { readonly state: string | null }): JsonObject {
+/**
+ * Whether the receiver's answers are shown: a receiver may answer with anything (an internal service's secrets
+ * included), so only the admin role reads them; viewers see `response_body: null`.
+ */
+const bodiesShownTo = (req: FastifyRequest): boolean => req.adminPrincipal?.role === "admin";
+
+export function webhookEventJson(
+  r: Omit<AttemptRecord, "state"> & { readonly state: string | null },
+  showResponseBody: boolean,
+): JsonObject {
   return {
     id: r.id,
     event_id: r.event_id,
@@ -152,7 +162,7 @@ export function webhookEventJson(r: Omit<AttemptRecord, "state"> & { readonly st
     attempt_time: r.attempted_at.toISOString(),
     payload: JSON.parse(r.payload) as unknown,
     request_headers: r.request_headers ?? {},
-    response_body: r.response_body,
-    response_body_truncated: r.response_body_truncated === true,
+    response_body: showResponseBody ? r.response_body : null,
+    response_body_truncated: showResponseBody && r.response_body_truncated === true,
   };
 }

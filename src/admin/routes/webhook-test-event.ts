@@ -16,6 +16,8 @@ export interface WebhookTestEventRouteDeps {
   readonly scimClients: ScimClientService;
   /** Queues the client's test event in the outbox (test-event-repo.ts); returns its id. */
   readonly queue: (client: ScimClient) => Promise<string>;
+  /** Why the outbound guard refuses the URL now (docs/security.md "Outbound requests"), or undefined. */
+  readonly checkUrl: (url: string) => Promise<string | undefined>;
   /** Wakes the local dispatcher: the event goes out at once, not at the next poll. */
   readonly wake: () => void;
 }
@@ -37,6 +39,11 @@ export function registerWebhookTestEventRoute(scope: FastifyInstance, deps: Webh
       }
       if (client.webhookSecretSealed === null) {
         throw new AdminError("FAILED_PRECONDITION", "the SCIM client has no webhook secret configured");
+      }
+      // Checked again here (not only when stored): DNS answers change, and the allow list may have.
+      const refused = await deps.checkUrl(client.webhookUrl);
+      if (refused !== undefined) {
+        throw new AdminError("FAILED_PRECONDITION", `the SCIM client's webhook URL is refused: ${refused}`);
       }
       const eventId = await deps.queue(client);
       deps.wake();

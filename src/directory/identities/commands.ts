@@ -57,7 +57,7 @@ export class IdentityCommands {
     write: UserWrite,
     view: ReadView,
   ): Promise<{ user: UserRecord; linked: boolean }> {
-    const mapping = await this.#mapper.forSource(client.mapping);
+    const mapping = await this.#mapper.forSource(client.mapping, orgId);
     const now = this.#clock.now();
     const id = uuidv7(now.getTime());
     const traits = await mapping.evaluate({ id, ...write.scim });
@@ -119,7 +119,7 @@ export class IdentityCommands {
     change: Change,
     view: ReadView,
   ): Promise<UserRecord | undefined> {
-    const mapping = await this.#mapper.forSource(client.mapping);
+    const mapping = await this.#mapper.forSource(client.mapping, orgId);
     const remembered = this.#cache.get(orgId, id);
     if (remembered !== undefined) {
       const done = await this.#guarded(orgId, client, id, remembered, undefined, change, view, mapping);

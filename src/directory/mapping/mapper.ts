@@ -60,14 +60,17 @@ export class DataMapper {
     this.#evaluator = evaluator;
   }
 
-  /** The compiled mapping of a client; `null` means the documented default. */
-  async forSource(source: string | null): Promise<CompiledMapping> {
+  /**
+   * The compiled mapping of a client; `null` means the documented default. `organization` is whose share of the
+   * worker pool its evaluations take (evaluator.ts).
+   */
+  async forSource(source: string | null, organization = ""): Promise<CompiledMapping> {
     if (source === null) {
       // The default mapping in plain code when the user has the usual shape (identical traits), JSONata otherwise.
       return { evaluate: async (user) => defaultTraits(user) ?? run(defaultExpression, user) };
     }
     const script = await this.#script(source);
-    return { evaluate: (user) => this.#evaluate(script, user) };
+    return { evaluate: (user) => this.#evaluate(script, user, organization) };
   }
 
   async close(): Promise<void> {
@@ -93,8 +96,8 @@ export class DataMapper {
     return script;
   }
 
-  async #evaluate(script: MappingText, user: Record<string, unknown>): Promise<Traits> {
-    const outcome: Evaluation = await this.#evaluator.evaluate(script.text, user);
+  async #evaluate(script: MappingText, user: Record<string, unknown>, organization: string): Promise<Traits> {
+    const outcome: Evaluation = await this.#evaluator.evaluate(script.text, user, organization);
     if (!outcome.ok) throw new MappingError(`evaluating the mapping failed: ${describe(outcome, script)}`);
     return traitsOf(outcome.json);
   }

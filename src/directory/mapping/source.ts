@@ -1,10 +1,9 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { constants } from "node:fs";
 import { open, realpath } from "node:fs/promises";
-import type { LookupFunction } from "node:net";
 import { isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Agent, request } from "undici";
+import { request } from "undici";
+import { OutboundGuard, outboundRefusal } from "../../platform/outbound/guard.js";
 import { MappingError } from "./errors.js";
 import { type MappingSourcePolicy, UrlAllowList } from "./policy.js";
 
@@ -27,19 +26,6 @@ export interface MappingText {
   readonly fetched: boolean;
 }
 
-/** Set by the connection's address check; recognised on the error the HTTP client rejects with. */
-class AddressRefused extends Error {
-  readonly code = "ROSTER_MAPPING_ADDRESS_REFUSED";
-}
-
-const refusedAddress = (e: unknown): boolean => {
-  for (let cause = e, depth = 0; typeof cause === "object" && cause !== null && depth < 5; depth++) {
-    if ((cause as { code?: unknown }).code === "ROSTER_MAPPING_ADDRESS_REFUSED") return true;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return false;
-};
-
 const inside = (root: string, path: string): boolean => {
   const rel = relative(root, path);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
@@ -52,24 +38,19 @@ const inside = (root: string, path: string): boolean => {
 export class MappingSources {
   readonly #dir: string | undefined;
   readonly #allow: UrlAllowList;
-  readonly #agent: Agent;
+  readonly #guard: OutboundGuard;
 
   constructor(policy: MappingSourcePolicy) {
     this.#dir = policy.dir === undefined ? undefined : resolve(policy.dir);
     this.#allow = new UrlAllowList(policy.urlAllow);
-    // The resolved address is checked when the connection is made, so a name cannot resolve to one address when
-    // checked and another when connected (DNS rebinding).
-    const lookup: LookupFunction = (hostname, options, callback) => {
-      dnsLookup(hostname, { family: options.family ?? 0, all: true }, (err, addresses: LookupAddress[]) => {
-        if (err !== null) return callback(err, "", 0);
-        const usable = addresses.length > 0 && addresses.every((a) => this.#allow.addressAllowed(a.address));
-        if (!usable) return callback(new AddressRefused("refused address"), "", 0);
-        if (options.all === true) return (callback as (e: null, a: LookupAddress[]) => void)(null, addresses);
-        const [first] = addresses as [LookupAddress];
-        return callback(null, first.address, first.family);
-      });
-    };
-    this.#agent = new Agent({ connect: { lookup, timeout: MAPPING_FETCH_TIMEOUT_MS } });
+    // The shared outbound guard (docs/security.md "Outbound requests") connects only to addresses it checked, so a
+    // name cannot resolve to one address when checked and another when connected (DNS rebinding).
+    this.#guard = new OutboundGuard({
+      variable: "ROSTER_MAPPING_URL_ALLOW",
+      allow: policy.urlAllow,
+      hosts: "listed",
+      connectTimeoutMs: MAPPING_FETCH_TIMEOUT_MS,
+    });
   }
 
   /** Refuses, without reading anything, a source this policy would never read (checked when a mapping is stored). */
@@ -95,7 +76,7 @@ export class MappingSources {
   }
 
   close(): Promise<void> {
-    return this.#agent.close();
+    return this.#guard.close();
   }
 
   /** The file a `file://` URL names, if it lies below the directory by its path (symlinks are resolved later). */
@@ -162,9 +143,9 @@ export class MappingSources {
       this.#checkUrl(url, hop === 0 ? "first" : "redirect");
       let response: Awaited<ReturnType<typeof request>>;
       try {
-        response = await request(url, { dispatcher: this.#agent, signal, method: "GET" });
+        response = await request(url, { dispatcher: this.#guard.dispatcher, signal, method: "GET" });
       } catch (e) {
-        if (refusedAddress(e)) {
+        if (outboundRefusal(e) !== undefined) {
           throw new MappingError(
             "the mapping URL resolves to a loopback, link-local or private address not allowed by ROSTER_MAPPING_URL_ALLOW",
           );
