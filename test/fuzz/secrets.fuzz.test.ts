@@ -188,7 +188,7 @@ async function requestLogText(): Promise<string> {
 
 describe("secrets fuzz: no generated secret is kept anywhere a person reads", () => {
   const logRuns = runsFor(0.06);
-  it(`the SCIM request log and log lines (${logRuns} cases)`, { timeout: timeoutFor(logRuns * 3) }, async () => {
+  it(`the SCIM request log and log lines (${logRuns} cases)`, { timeout: timeoutFor(logRuns * 5) }, async () => {
     const arbitrary = fc.tuple(cases, secret, fc.integer({ min: 0, max: 2 }));
     await check("request log secrets", arbitrary, logRuns, async ([make, s, which]) => {
       lines = "";
@@ -210,7 +210,7 @@ describe("secrets fuzz: no generated secret is kept anywhere a person reads", ()
 
   const hookRuns = runsFor(0.02);
   it(`the webhook event log and the events feed (${hookRuns} cases)`, {
-    timeout: timeoutFor(hookRuns * 5),
+    timeout: timeoutFor(hookRuns * 15),
   }, async () => {
     const name = fc.constantFrom("password", "db_password", "api_key", "access_token", "client_secret", "token");
     const form = fc.constantFrom(
