@@ -87,9 +87,16 @@ class Walker {
   private keyed(key: string, value: unknown, otherwise: () => unknown): unknown {
     const extension = this.extension(key);
     if (extension !== undefined) return isObject(value) ? this.members(extension.attributes, value) : redactJson(value);
-    const core = this.registry.schemasFor(this.resource)[0];
-    const definition = findAttribute([...(core?.attributes ?? []), ...COMMON_ATTRIBUTES], key.trim());
+    const definition = findAttribute(this.coreAttributes(), key.trim());
     return definition === undefined ? otherwise() : this.attribute(definition, value);
+  }
+
+  /** The core schema's attributes and the common ones, as one list per registry and resource type. */
+  private coreAttributes(): readonly AttributeDefinition[] {
+    return this.registry.memo(`redact.${this.resource}.core`, () => [
+      ...(this.registry.schemasFor(this.resource)[0]?.attributes ?? []),
+      ...COMMON_ATTRIBUTES,
+    ]);
   }
 
   private attribute(definition: AttributeDefinition, value: unknown): unknown {
