@@ -84,6 +84,33 @@ describe("SCIM request log redaction", () => {
     expect(text).not.toContain(S);
   });
 
+  it("reads a Groups URL's bodies against the Group schema and its extensions", () => {
+    const GROUP_EXT = "urn:example:vault:1.0:Group";
+    const [pin] = vault.extensions[0]?.attributes ?? [];
+    const groups = {
+      ...core,
+      extensions: [
+        {
+          resource: "Group",
+          schema: GROUP_EXT,
+          name: "G",
+          description: "",
+          required: false,
+          attributes: [{ ...pin, name: "note" }],
+        },
+      ],
+    };
+    for (const body of [
+      patch({ op: "add", path: `${GROUP_EXT}:Note `, value: S }),
+      patch({ op: "add", value: { [GROUP_EXT]: { note: S } } }),
+      { displayName: "g", [GROUP_EXT]: { note: S } },
+    ]) {
+      expect(logged(groups, "/scim/c/v2/Groups/1", body)).not.toContain(S);
+    }
+    const members = patch({ op: "add", path: "members", value: [{ value: "kept-member" }] });
+    expect(logged(groups, "/scim/c/v2/Groups/1", members)).toContain("kept-member");
+  });
+
   it("keeps what is not secret, including values that merely look alike", () => {
     const body = patch(
       { op: "replace", path: 'emails[type eq "work"].value', value: "kept@example.com" },
