@@ -9,7 +9,6 @@ import {
   CORE_REGISTRY,
   canonicalSchemaUrn,
   coreSchemaOf,
-  findAttribute,
   type ResourceName,
   type SchemaRegistry,
 } from "./schema/registry.js";
@@ -63,6 +62,18 @@ const resourceOfUrl = (url: string): ResourceName => (/\/groups(?:[/?#.]|$)/i.te
 
 const lowerKey = (key: string): string => key.trim().toLowerCase();
 
+/** Attribute lists by lower-cased name: the registry's own comparison (findAttribute), without a scan per key. */
+const indexes = new WeakMap<readonly AttributeDefinition[], Map<string, AttributeDefinition>>();
+const lookup = (attributes: readonly AttributeDefinition[], key: string): AttributeDefinition | undefined => {
+  let index = indexes.get(attributes);
+  if (index === undefined) {
+    index = new Map();
+    for (const a of attributes) if (!index.has(a.name.toLowerCase())) index.set(a.name.toLowerCase(), a);
+    indexes.set(attributes, index);
+  }
+  return index.get(lowerKey(key));
+};
+
 class Walker {
   constructor(
     private readonly resource: ResourceName,
@@ -87,7 +98,7 @@ class Walker {
   private keyed(key: string, value: unknown, otherwise: () => unknown): unknown {
     const extension = this.extension(key);
     if (extension !== undefined) return isObject(value) ? this.members(extension.attributes, value) : redactJson(value);
-    const definition = findAttribute(this.coreAttributes(), key.trim());
+    const definition = lookup(this.coreAttributes(), key);
     return definition === undefined ? otherwise() : this.attribute(definition, value);
   }
 
@@ -111,7 +122,7 @@ class Walker {
   private members(attributes: readonly AttributeDefinition[], object: Record<string, unknown>): unknown {
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(object)) {
-      const definition = findAttribute(attributes, key.trim());
+      const definition = lookup(attributes, key);
       out[key] = isSecretKey(key) ? REDACTED : definition === undefined ? redactJson(v) : this.attribute(definition, v);
     }
     return out;
@@ -173,7 +184,10 @@ class Walker {
 
   /** The extension schema a key or path names (an extension URN of the resource, any case), if any. */
   private extension(key: string): SchemaDefinition | undefined {
-    const urn = canonicalSchemaUrn(this.resource, key.trim(), this.registry);
+    const trimmed = key.trim();
+    // Most keys are attribute names: only a URN can name a schema.
+    if (trimmed.length < 4 || trimmed.slice(0, 4).toLowerCase() !== "urn:") return undefined;
+    const urn = canonicalSchemaUrn(this.resource, trimmed, this.registry);
     if (urn === undefined || urn === coreSchemaOf(this.resource)) return undefined;
     return this.registry.findSchema(urn);
   }
