@@ -52,6 +52,18 @@ export async function horizon(db: Db): Promise<string> {
   return rows[0]?.xmin ?? "0";
 }
 
+/**
+ * What a position issued so far can hold: txid up to the horizon, seq up to the last number the sequence gave out
+ * (both read without touching the table).
+ */
+export async function feedBounds(db: Db): Promise<{ horizon: string; lastSeq: number }> {
+  const { rows } = await sql<{ xmin: string; seq: string | null }>`
+    select pg_snapshot_xmin(pg_current_snapshot())::text as xmin,
+      pg_sequence_last_value(pg_get_serial_sequence('directory_events', 'seq')::regclass)::text as seq`.execute(db);
+  const row = rows[0];
+  return { horizon: row?.xmin ?? "0", lastSeq: Number(row?.seq ?? 0) };
+}
+
 export async function eventById(db: Db, id: string): Promise<EventRow | undefined> {
   const { rows } = await sql<EventRow>`select ${COLUMNS} from directory_events e where e.id = ${id}::uuid`.execute(db);
   return rows[0];

@@ -1,34 +1,48 @@
-/** What stands in for a secret in the request log, the audit trail and log lines. */
-export const REDACTED = "[redacted]";
+import { isSecretKey, MAYBE_SECRET, REDACTED } from "../platform/redact.js";
+
+export { isSecretKey, REDACTED, redactJson } from "../platform/redact.js";
+
 /** Request and response bodies are kept up to this many bytes of UTF-8; the rest is cut and flagged. */
 export const MAX_LOGGED_BODY_BYTES = 64 * 1024;
 
-/** Keys whose values are secrets wherever they appear: SCIM passwords, bearer tokens, shared secrets, raw keys. */
-const SECRET_KEY = /pass(word)?$|secret|token|authorization|^api_?key$|raw_?key|^key$/i;
-/** A cheap pre-check: a text without any of these cannot hold a secret-named key. */
-const MAYBE_SECRET = /pass|secret|token|authorization|key/i;
-
-export const isSecretKey = (key: string): boolean => SECRET_KEY.test(key);
+/**
+ * How the request log finds secrets in one client's bodies. The SCIM layer supplies one that reads bodies the way
+ * it parses them (PATCH paths, the client's schema); without one, secrets are found by key name alone.
+ */
+export interface BodyRedactor {
+  /** A pattern every text holding a secret of this client matches: a body that does not match is kept as it is. */
+  suspect(client: object): RegExp;
+  /** A parsed body of a request to `url` with every secret replaced. */
+  redact(client: object, url: string, body: unknown): unknown;
+}
 
 /**
- * A JSON value with every secret replaced. A SCIM PATCH operation names its target in `path` and carries the new
- * value in `value` (RFC 7644 §3.5.2), so `{"path": "password", "value": "…"}` hides its value too.
+ * Without a protocol's rules: secret-named keys, and the `value` of an object whose `path` ends in a secret-named
+ * attribute (`{"Path": "urn:…:User:password ", "VALUE": "…"}`), keys compared in any case.
  */
-export function redactJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactJson);
+export const KEY_REDACTOR: BodyRedactor = {
+  suspect: () => MAYBE_SECRET,
+  redact: (_client, _url, body) => redactByKeyAndPath(body),
+};
+
+function redactByKeyAndPath(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactByKeyAndPath);
   if (value === null || typeof value !== "object") return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  const secretPath = entries.some(
+    ([k, v]) => k.trim().toLowerCase() === "path" && typeof v === "string" && pathNamesSecret(v),
+  );
   const out: Record<string, unknown> = {};
-  const record = value as Record<string, unknown>;
-  const secretPath = typeof record.path === "string" && pathNamesSecret(record.path);
-  for (const [key, v] of Object.entries(record)) {
-    out[key] = isSecretKey(key) || (secretPath && key === "value") ? REDACTED : redactJson(v);
+  for (const [key, v] of entries) {
+    out[key] =
+      isSecretKey(key) || (secretPath && key.trim().toLowerCase() === "value") ? REDACTED : redactByKeyAndPath(v);
   }
   return out;
 }
 
 /** `password`, `urn:…:User:password`, `emails[type eq "work"].value` (not secret). */
 function pathNamesSecret(path: string): boolean {
-  const last = path.split(/[:.]/).pop() ?? path;
+  const last = path.trim().split(/[:.]/).pop() ?? path;
   return isSecretKey(last.replace(/\[.*$/, ""));
 }
 
@@ -39,29 +53,39 @@ export interface LoggedBody {
 
 const NO_BODY: LoggedBody = { text: null, truncated: false };
 
+/** What a body is redacted for: the client and the URL it was sent to, and the rules. */
+export interface RedactionContext {
+  readonly client: object;
+  readonly url: string;
+  readonly redactor: BodyRedactor;
+}
+
+const KEY_ONLY: RedactionContext = { client: {}, url: "", redactor: KEY_REDACTOR };
+
 /**
  * A parsed request body as stored: redacted JSON text, cut at MAX_LOGGED_BODY_BYTES. Serialised as it is first (native,
- * no copy): a text without a secret-named key needs no redaction, and only the others are copied and redacted.
+ * no copy): a text the client's pattern does not match holds no secret, and only the others are copied and redacted.
  */
-export function loggedRequestBody(body: unknown): LoggedBody {
+export function loggedRequestBody(body: unknown, c: RedactionContext = KEY_ONLY): LoggedBody {
   if (body === undefined || body === null) return NO_BODY;
   const text = JSON.stringify(body);
-  return cut(MAYBE_SECRET.test(text) ? JSON.stringify(redactJson(body)) : text);
+  if (text === undefined) return NO_BODY;
+  return cut(c.redactor.suspect(c.client).test(text) ? JSON.stringify(c.redactor.redact(c.client, c.url, body)) : text);
 }
 
 /**
  * A response body as stored. Most hold nothing secret-named, and are kept as sent without being parsed again; the
  * others are parsed, redacted and serialised once more.
  */
-export function loggedResponseBody(payload: unknown): LoggedBody {
+export function loggedResponseBody(payload: unknown, c: RedactionContext = KEY_ONLY): LoggedBody {
   let text: string;
   if (typeof payload === "string") text = payload;
   else if (Buffer.isBuffer(payload)) text = payload.toString("utf8");
   else return NO_BODY;
   if (text === "") return NO_BODY;
-  if (MAYBE_SECRET.test(text)) {
+  if (c.redactor.suspect(c.client).test(text)) {
     try {
-      text = JSON.stringify(redactJson(JSON.parse(text)));
+      text = JSON.stringify(c.redactor.redact(c.client, c.url, JSON.parse(text)));
     } catch {
       // Not JSON (a truncated or foreign body): keep nothing rather than something unredacted.
       return { text: REDACTED, truncated: false };
@@ -79,21 +103,33 @@ function cut(text: string): LoggedBody {
   return { text: bytes.subarray(0, MAX_LOGGED_BODY_BYTES).toString("utf8"), truncated: true };
 }
 
-/** A query string with the values of secret-named parameters replaced (`?access_token=…`). */
-export function redactQuery(query: string): string {
-  if (query === "" || !MAYBE_SECRET.test(query)) return query;
+const STRING_LITERAL = /"(?:[^"\\]|\\.)*"?/g;
+
+/**
+ * A query string with the values of secret-named parameters replaced (`?access_token=…`), and the string literals of
+ * a `filter` that names a secret (`password eq "…"`: refused, but what was tried may be a real password).
+ */
+export function redactQuery(query: string, suspect: RegExp = MAYBE_SECRET): string {
+  if (query === "" || !suspect.test(safeDecode(query))) return query;
   return query
     .split("&")
     .map((pair) => {
       const eq = pair.indexOf("=");
-      const name = eq < 0 ? pair : pair.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name);
-      } catch {
-        // keep the raw name
-      }
-      return eq >= 0 && isSecretKey(decoded) ? `${name}=${REDACTED}` : pair;
+      if (eq < 0) return pair;
+      const name = safeDecode(pair.slice(0, eq));
+      if (isSecretKey(name)) return `${pair.slice(0, eq)}=${REDACTED}`;
+      if (name.trim().toLowerCase() !== "filter") return pair;
+      const filter = safeDecode(pair.slice(eq + 1));
+      if (!suspect.test(filter)) return pair;
+      return `${pair.slice(0, eq)}=${encodeURIComponent(filter.replace(STRING_LITERAL, `"${REDACTED}"`))}`;
     })
     .join("&");
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    return text;
+  }
 }

@@ -6,6 +6,7 @@ import type { Metrics } from "./metrics.js";
 import { scimOperation } from "./operation.js";
 import { roundMs as round, scimTypeOf } from "./request-log/entry.js";
 import type { RequestLogWriter } from "./request-log/writer.js";
+import type { BodyRedactor } from "./redact.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -21,6 +22,8 @@ export interface ScimObservabilityDeps {
   readonly clock: Clock;
   /** A rejected secret leaves no client on the request; the log still files the attempt under its client. */
   readonly clients: { get(clientId: string): Promise<ScimClient | undefined> };
+  /** The protocol's rules for finding secrets in its bodies (PATCH paths, the client's schema). */
+  readonly redactor?: BodyRedactor;
 }
 
 /**
@@ -90,6 +93,7 @@ function record(req: FastifyRequest, reply: FastifyReply, client: ScimClient, de
     requestBody: req.body,
     responsePayload: req.observedPayload,
     userAgent: req.headers["user-agent"],
+    ...(deps.redactor === undefined ? {} : { redactor: deps.redactor }),
   });
 }
 

@@ -35,14 +35,24 @@ export function verifySecret(secret: string, stored: string): boolean {
  */
 export class SecretBox {
   readonly #keys: readonly { readonly id: string; readonly key: Buffer }[];
+  readonly #secrets: readonly Buffer[];
 
   constructor(secrets: readonly Buffer[]) {
     if (secrets.length === 0) throw new Error("SecretBox needs at least one key");
+    this.#secrets = secrets;
     this.#keys = secrets.map((s) => {
       const key = createHash("sha256").update("roster-secretbox:").update(s).digest();
       const id = createHash("sha256").update("roster-secretbox-key-id:").update(key).digest().subarray(0, 6);
       return { id: id.toString("base64url"), key };
     });
+  }
+
+  /**
+   * One MAC key per key of the ring, in its order, derived for `purpose` alone: a token signed with the first still
+   * verifies with the others' after a rotation, and no two uses share a key.
+   */
+  derivedKeys(purpose: string): Buffer[] {
+    return this.#secrets.map((s) => createHmac("sha256", s).update(purpose).digest());
   }
 
   /** The id of the key that seals new values (the first of ROSTER_SECRETS). */

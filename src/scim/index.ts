@@ -5,6 +5,7 @@ import type { ScimDeps } from "./deps.js";
 import { registerDiscoveryRoutes } from "./discovery.js";
 import { registerGroupRoutes } from "./groups/routes.js";
 import { installScimPlumbing } from "./plugin.js";
+import { SCIM_REDACTOR } from "./redact.js";
 import { registerUserRoutes } from "./users/routes.js";
 
 export const SCIM_PREFIX = "/scim/:clientId/v2";
@@ -14,7 +15,7 @@ export async function registerScim(app: FastifyInstance, deps: ScimDeps): Promis
   await app.register(
     async (scope) => {
       installScimPlumbing(scope, deps.clients, deps.logger, deps.faults, deps.tokens);
-      installScimObservability(scope, { ...deps.observability, ...deps });
+      installScimObservability(scope, { ...deps.observability, ...deps, redactor: SCIM_REDACTOR });
       const baseUrlOf = (clientId: string) => `${deps.publicUrl()}/scim/${encodeURIComponent(clientId)}/v2`;
       registerDiscoveryRoutes(scope, baseUrlOf);
       registerUserRoutes(scope, deps);

@@ -1,4 +1,5 @@
 import { type Selectable, sql } from "kysely";
+import { redactHeaders, redactText } from "../platform/redact.js";
 import type { Db } from "../storage/database.js";
 import type { WebhookEventsTable } from "../storage/schema.js";
 import type { DeliveryResult } from "./sender.js";
@@ -33,15 +34,21 @@ export interface AttemptRecord {
 type Outcome = "status_code" | "error" | "duration_ms" | "success" | ExchangeColumn;
 type ExchangeColumn = "request_headers" | "response_body" | "response_body_truncated";
 
-/** The outcome columns of an attempt from a sender's result (absent parts of the exchange are null). */
+/**
+ * The outcome columns of an attempt from a sender's result (absent parts of the exchange are null). Every attempt
+ * reaches the event log through here, so this is where what a receiver answered loses its secrets (`db_password=…`,
+ * a token in a JSON answer, a bearer credential) and any credential header is hidden: admins read this log.
+ */
 export function outcomeOf(result: DeliveryResult): Pick<AttemptRecord, Outcome> {
+  const headers = result.requestHeaders;
+  const body = result.responseBody;
   return {
     status_code: result.statusCode,
-    error: result.error,
+    error: result.error === null ? null : redactText(result.error),
     duration_ms: result.durationMs,
     success: result.success,
-    request_headers: result.requestHeaders ?? null,
-    response_body: result.responseBody ?? null,
+    request_headers: headers === undefined || headers === null ? null : redactHeaders(headers),
+    response_body: body === undefined || body === null ? null : redactText(body),
     response_body_truncated: result.responseBodyTruncated ?? null,
   };
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_EVENT_RETENTION_DAYS, EventFeed } from "../events/feed.js";
+import { FeedTokens } from "../events/token.js";
 import type { Clock } from "../platform/clock.js";
 import type { SecretBox } from "../platform/crypto.js";
 import type { Logger } from "../platform/logger.js";
@@ -74,7 +75,12 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
   const sender = o.wrapSender === undefined ? plainSender : o.wrapSender(plainSender);
   const openSecret = (sealed: string) => o.box.open(sealed);
   const eventLog = new EventLog(o.db);
-  const feed = new EventFeed(o.db, o.clock, o.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS);
+  const feed = new EventFeed(
+    o.db,
+    o.clock,
+    o.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS,
+    new FeedTokens(o.box.derivedKeys("roster-feed-token-v1")),
+  );
   const dispatcher = new WebhookDispatcher({
     db: o.bookkeepingDb ?? o.db,
     clock: o.clock,

@@ -40,7 +40,7 @@ const headersWith = (type: string | undefined): Record<string, string> => ({
 const scimType = contentType("application/scim+json", "application/json");
 
 describe("SCIM fuzz: never a 5xx, always a SCIM Error, no change from a refused request", () => {
-  const userRuns = runsFor(0.16);
+  const userRuns = runsFor(0.14);
   it(`user bodies on POST and PUT /Users (${userRuns} cases)`, { timeout: timeoutFor(userRuns) }, async () => {
     const arbitrary = fc.tuple(fc.constantFrom("POST", "PUT"), bodyText(userBody), scimType, idSegment(users));
     await check("users", arbitrary, userRuns, async ([method, payload, type, id]) => {
@@ -60,7 +60,7 @@ describe("SCIM fuzz: never a 5xx, always a SCIM Error, no change from a refused 
     await expectReady(t);
   });
 
-  const patchRuns = runsFor(0.18);
+  const patchRuns = runsFor(0.12);
   it(`PATCH operations on users and groups (${patchRuns} cases)`, { timeout: timeoutFor(patchRuns) }, async () => {
     const arbitrary = fc.oneof(
       fc.tuple(fc.constant("Users"), bodyText(patchBody()), idSegment(users)),

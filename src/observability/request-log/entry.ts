@@ -1,6 +1,6 @@
 import type { ScimClient } from "../../directory/scim-clients/types.js";
 import { monotonicUuidv7 } from "../ids.js";
-import { loggedRequestBody, loggedResponseBody, redactQuery } from "../redact.js";
+import { type BodyRedactor, KEY_REDACTOR, loggedRequestBody, loggedResponseBody, redactQuery } from "../redact.js";
 import type { RequestLogEntry } from "./repo.js";
 
 /**
@@ -18,6 +18,8 @@ export interface ObservedRequest {
   readonly requestBody: unknown;
   readonly responsePayload: unknown;
   readonly userAgent: string | undefined;
+  /** How secrets are found in this client's bodies (the SCIM layer's rules); default: by key name. */
+  readonly redactor?: BodyRedactor;
 }
 
 const SCIM_TYPE = /"scimType"\s*:\s*"([A-Za-z]+)"/;
@@ -25,8 +27,9 @@ const SCIM_TYPE = /"scimType"\s*:\s*"([A-Za-z]+)"/;
 /** One request log entry: the path without its query, secrets redacted, bodies cut at 64 KiB. */
 export function requestLogEntry(r: ObservedRequest): RequestLogEntry {
   const q = r.url.indexOf("?");
-  const request = loggedRequestBody(r.requestBody);
-  const response = loggedResponseBody(r.responsePayload);
+  const context = { client: r.client, url: r.url, redactor: r.redactor ?? KEY_REDACTOR };
+  const request = loggedRequestBody(r.requestBody, context);
+  const response = loggedResponseBody(r.responsePayload, context);
   return {
     id: monotonicUuidv7(r.time),
     client_id: r.client.clientId,
@@ -34,7 +37,7 @@ export function requestLogEntry(r: ObservedRequest): RequestLogEntry {
     time: new Date(r.time),
     method: r.method,
     path: q < 0 ? r.url : r.url.slice(0, q),
-    query: q < 0 ? "" : redactQuery(r.url.slice(q + 1)),
+    query: q < 0 ? "" : redactQuery(r.url.slice(q + 1), context.redactor.suspect(r.client)),
     status: r.status,
     scim_type: r.status >= 400 ? (scimTypeOf(r.responsePayload) ?? null) : null,
     duration_ms: roundMs(r.ms),

@@ -23,17 +23,40 @@ export function knownSchemas(out: Json, schemas: readonly unknown[]): unknown[] 
   return schemas.filter((s, i) => i === 0 || typeof s !== "string" || Object.hasOwn(out, s));
 }
 
+interface Hidden {
+  readonly never: string[];
+  readonly request: string[];
+  /** Complex attributes with sub-attributes left out, by attribute name (RFC 7643 §7 applies to them too). */
+  readonly subs: Map<string, { readonly never: string[]; readonly request: string[] }>;
+}
+
 /** Declared attributes a response leaves out, per extension URN: returned "never", and "request" unless asked. */
 const hiddenAttributes = (registry: SchemaRegistry, resource: ResourceName = "User") =>
   registry.memo(`${resource}.hidden`, () => {
-    const hidden = new Map<string, { never: string[]; request: string[] }>();
+    const hidden = new Map<string, Hidden>();
     for (const schema of registry.schemasFor(resource)) {
       const never = schema.attributes.filter((a) => a.returned === "never").map((a) => a.name);
       const request = schema.attributes.filter((a) => a.returned === "request").map((a) => a.name);
-      if (never.length + request.length > 0) hidden.set(schema.id, { never, request });
+      const subs = new Map<string, { never: string[]; request: string[] }>();
+      for (const a of schema.attributes) {
+        const inner = a.subAttributes ?? [];
+        const n = inner.filter((s) => s.returned === "never").map((s) => s.name);
+        const r = inner.filter((s) => s.returned === "request").map((s) => s.name);
+        if (n.length + r.length > 0) subs.set(a.name, { never: n, request: r });
+      }
+      if (never.length + request.length + subs.size > 0) hidden.set(schema.id, { never, request, subs });
     }
     return hidden;
   });
+
+/** A complex value (or each of a multi-valued one) without the named sub-attributes. */
+const withoutSubs = (value: unknown, names: readonly string[]): unknown => {
+  if (Array.isArray(value)) return value.map((v) => withoutSubs(v, names));
+  if (typeof value !== "object" || value === null) return value;
+  const copy: Json = { ...(value as Json) };
+  for (const name of names) delete copy[name];
+  return copy;
+};
 
 /** Removes the hidden attributes of `out`'s extension objects in place (see hiddenAttributes). */
 export function hiddenOf(
@@ -43,11 +66,15 @@ export function hiddenOf(
   resource: ResourceName = "User",
 ): void {
   const asked = projection.attributes !== undefined && projection.attributes.length > 0;
-  for (const [urn, { never, request }] of hiddenAttributes(registry, resource)) {
+  for (const [urn, { never, request, subs }] of hiddenAttributes(registry, resource)) {
     const object = out[urn];
     if (typeof object !== "object" || object === null || Array.isArray(object)) continue;
     const copy: Json = { ...(object as Json) };
     for (const name of asked ? never : [...never, ...request]) delete copy[name];
+    for (const [name, sub] of subs) {
+      if (copy[name] !== undefined)
+        copy[name] = withoutSubs(copy[name], asked ? sub.never : [...sub.never, ...sub.request]);
+    }
     if (Object.keys(copy).length === 0) {
       delete out[urn];
       if (Array.isArray(out.schemas)) out.schemas = out.schemas.filter((s) => s !== urn);
