@@ -4,6 +4,7 @@ import type { ScimDeps } from "./deps.js";
 import { registerDiscoveryRoutes } from "./discovery.js";
 import { registerGroupRoutes } from "./groups/routes.js";
 import { installScimPlumbing } from "./plugin.js";
+import { registerRootSearch } from "./search/root.js";
 import { registerUserRoutes } from "./users/routes.js";
 
 export const SCIM_PREFIX = "/scim/:clientId/v2";
@@ -18,6 +19,7 @@ export async function registerScim(app: FastifyInstance, deps: ScimDeps): Promis
       registerDiscoveryRoutes(scope, baseUrlOf);
       registerUserRoutes(scope, deps);
       registerGroupRoutes(scope, deps);
+      registerRootSearch(scope, deps);
     },
     { prefix: SCIM_PREFIX },
   );
