@@ -205,7 +205,8 @@ export function compileSort(sort: SortSpec, storage: Storage): Sql {
 function sortKey(field: FieldRef, storage: Storage): Sql {
   if (storage.membership(field) !== undefined) {
     throw new UnsupportedFilterError(
-      `sortBy cannot name ${field.name}: sort by an attribute with one value per resource`,
+      `sortBy cannot name ${field.name}: sort by an attribute the resource holds itself`,
+      "sort",
     );
   }
   const column = storage.column(field);

@@ -53,10 +53,12 @@ export interface SearchSpec {
   readonly sort?: SortSpec | undefined;
 }
 
-/** A filter that is well formed but that the store cannot answer (a member's display name, say). */
+/** A filter or sort that is well formed but that the store cannot answer (sorting by members, say). */
 export class UnsupportedFilterError extends Error {
-  constructor(message: string) {
+  readonly part: "filter" | "sort";
+  constructor(message: string, part: "filter" | "sort" = "filter") {
     super(message);
     this.name = "UnsupportedFilterError";
+    this.part = part;
   }
 }

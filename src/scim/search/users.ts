@@ -17,12 +17,14 @@ export const projectionOf = (query: ListQuery): Projection => ({
   excludedAttributes: query.excludedAttributes,
 });
 
-/** A filter the parser accepts but the store cannot answer is still invalidFilter, never an unfiltered list. */
+/** A filter (sort) the parser accepts but the store cannot answer is invalidFilter (invalidValue), never a list. */
 export async function answerable<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (e) {
-    if (e instanceof UnsupportedFilterError) throw new ScimError(400, "invalidFilter", e.message);
+    if (e instanceof UnsupportedFilterError) {
+      throw new ScimError(400, e.part === "sort" ? "invalidValue" : "invalidFilter", e.message);
+    }
     throw e;
   }
 }
