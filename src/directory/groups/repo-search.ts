@@ -35,8 +35,8 @@ const groupStorage = (orgId: string): Storage => ({
   indexHint: (f, value) =>
     f.indexKey === undefined
       ? undefined
-      : sql<SqlBool>`g.id in (select x.group_id from group_extension_values x
-          where x.organization_id = ${orgId} and x.attribute = ${f.indexKey} and x.value = ${value})`,
+      : sql<SqlBool>`g.id = any(array(select x.group_id from group_extension_values x
+          where x.organization_id = ${orgId} and x.attribute = ${f.indexKey} and x.value = ${value}))`,
 });
 
 const isCore = (f: FieldRef, name: string) => f.core && f.name === name && f.sub === undefined;

@@ -37,13 +37,13 @@ const userStorage = (orgId: string): Storage => ({
       : undefined,
   indexHint(f, value) {
     if (f.indexKey !== undefined) {
-      return sql<SqlBool>`i.id in (select x.identity_id from identity_extension_values x
-        where x.organization_id = ${orgId} and x.attribute = ${f.indexKey} and x.value = ${value})`;
+      return sql<SqlBool>`i.id = any(array(select x.identity_id from identity_extension_values x
+        where x.organization_id = ${orgId} and x.attribute = ${f.indexKey} and x.value = ${value}))`;
     }
     // Every email value is in the identifier index, lower-cased (identifiersOf): the exact test then reads one row.
     if (f.core && f.name === "emails" && f.sub === "value") {
-      return sql<SqlBool>`i.id in (select x.identity_id from identity_identifiers x
-        where x.value = lower(${value}) and x.organization_id = ${orgId})`;
+      return sql<SqlBool>`i.id = any(array(select x.identity_id from identity_identifiers x
+        where x.value = lower(${value}) and x.organization_id = ${orgId}))`;
     }
     return undefined;
   },

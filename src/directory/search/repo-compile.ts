@@ -22,7 +22,10 @@ export interface Storage {
   container(field: FieldRef): Sql;
   /** A multi-valued attribute kept as rows (members, groups): the subquery of its values, one uuid column `value`. */
   membership(field: FieldRef): Sql | undefined;
-  /** For `eq` on an attribute an index answers: a condition the index serves, added to the exact test. */
+  /**
+   * For `eq` on an attribute an index answers: a condition the index serves, added to the exact test. Written as
+   * `id = any(array(…))`, an index condition on the resource's key, so that inside an `or` it joins a bitmap OR.
+   */
   indexHint(field: FieldRef, value: string): Bool | undefined;
 }
 
