@@ -21,7 +21,7 @@ export function serviceProviderConfig(baseUrl: string, client: Pick<ScimClient, 
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: FILTER_MAX_RESULTS },
     changePassword: { supported: true },
-    sort: { supported: false },
+    sort: { supported: true },
     etag: { supported: false },
     // RFC 9865 §4; some client libraries refuse keys RFC 7643 does not name, so a connection may leave it out.
     ...(client.spcPagination
@@ -84,8 +84,8 @@ const resourceTypeJson = (rt: ResourceTypeDefinition, baseUrl: string) => ({
   meta: { resourceType: "ResourceType", location: `${baseUrl}/ResourceTypes/${rt.id}` },
 });
 
-/** RFC 7643 §7 knows no length characteristic: the limit is in the description, the key stays out. */
-const attributeJson = ({ maxLength: _limit, subAttributes, ...rest }: AttributeDefinition): object => ({
+/** RFC 7643 §7 knows no length or filterable characteristic: the limit is in the description, the keys stay out. */
+const attributeJson = ({ maxLength: _limit, filterable: _f, subAttributes, ...rest }: AttributeDefinition): object => ({
   ...rest,
   ...(subAttributes === undefined ? {} : { subAttributes: subAttributes.map(attributeJson) }),
 });

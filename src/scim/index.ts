@@ -6,6 +6,7 @@ import { registerDiscoveryRoutes } from "./discovery.js";
 import { registerGroupRoutes } from "./groups/routes.js";
 import { installScimPlumbing } from "./plugin.js";
 import { SCIM_REDACTOR } from "./redact.js";
+import { registerRootSearch } from "./search/root.js";
 import { registerUserRoutes } from "./users/routes.js";
 
 export const SCIM_PREFIX = "/scim/:clientId/v2";
@@ -20,6 +21,7 @@ export async function registerScim(app: FastifyInstance, deps: ScimDeps): Promis
       registerDiscoveryRoutes(scope, baseUrlOf);
       registerUserRoutes(scope, deps);
       registerGroupRoutes(scope, deps);
+      registerRootSearch(scope, deps);
     },
     { prefix: SCIM_PREFIX },
   );

@@ -55,8 +55,8 @@ describe("filters", () => {
 
   it.each([
     'members.value eq "x"',
-    'displayName co "Eng"',
-    'displayName eq "a" and externalId eq "b"',
+    'members.display eq "Eng"',
+    'displayName eq "a" or',
     'userName eq "x"',
     'urn:ietf:params:scim:schemas:core:2.0:User:displayName eq "x"',
     "displayName eq",

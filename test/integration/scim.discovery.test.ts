@@ -17,7 +17,7 @@ describe("ServiceProviderConfig", () => {
     expect(spc.bulk.supported).toBe(false);
     expect(spc.filter).toEqual({ supported: true, maxResults: 1000 });
     expect(spc.changePassword).toEqual({ supported: true });
-    expect(spc.sort).toEqual({ supported: false });
+    expect(spc.sort).toEqual({ supported: true });
     expect(spc.etag).toEqual({ supported: false });
     expect(spc.pagination).toEqual({
       cursor: true,

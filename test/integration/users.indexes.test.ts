@@ -91,7 +91,7 @@ describe("EXPLAIN of GET /Users", () => {
     ["offset page, no filter", () => "startIndex=4901&count=100", "identities_org_id_idx"],
     ["userName eq", () => filter('userName eq "BULK42@example.com"'), "identities_org_user_name_idx"],
     ["externalId eq", () => filter('externalId eq "x42"'), "identities_org_external_id_idx"],
-    ["employeeNumber eq", () => filter('employeeNumber eq "e42"'), "identities_org_employee_number_idx"],
+    ["employeeNumber eq", () => filter('employeeNumber eq "e42"'), "identities_org_lower_employee_number_idx"],
     ["groups.value eq", () => filter(`groups.value eq "${GROUP}"`), "group_user_members_pkey"],
   ])("%s uses %s and no sequential scan", async (_name, query, index) => {
     const plans = await plansOf(query());

@@ -123,7 +123,7 @@ describe("filters", () => {
     });
   });
 
-  it.each(['displayName eq "x"', 'userName co "List"', 'userName eq "a" and externalId eq "b"', "userName eq"])(
+  it.each(['password eq "x"', 'userName xx "List"', 'userName eq "a" and', "userName eq", "active gt true"])(
     "%s is 400 invalidFilter",
     async (f) => {
       const res = await filter(f);

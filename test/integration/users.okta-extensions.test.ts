@@ -122,13 +122,8 @@ describe("Okta custom attributes", () => {
     expect(await count(`${v.costCode}-moved`)).toBe(1);
   });
 
-  it("attributes that are not filterable, and other operators, stay invalidFilter", async () => {
-    for (const filter of [
-      `${OKTA_URN}:isContractor eq "true"`,
-      `level eq "3"`,
-      `costCode co "CC"`,
-      `urn:other:1:x eq "1"`,
-    ]) {
+  it("attributes that are not filterable stay invalidFilter", async () => {
+    for (const filter of [`${OKTA_URN}:isContractor eq "true"`, `level eq "3"`, `urn:other:1:x eq "1"`]) {
       const res = await scim(t, okta, "GET", `/Users?filter=${encodeURIComponent(filter)}`);
       expect(res.statusCode, filter).toBe(400);
       expect(res.json().scimType).toBe("invalidFilter");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type ListQuery, parseListQuery, parseProjection } from "../../src/scim/query/list-query.js";
 import { scimErrorOf } from "../helpers/errors.js";
+import { showFilter } from "../helpers/filter-text.js";
 
 const offset = (startIndex: number, count: number): ListQuery["page"] => ({ kind: "offset", startIndex, count });
 const cursor = (token: string, count: number): ListQuery["page"] => ({ kind: "cursor", cursor: token, count });
@@ -21,7 +22,7 @@ describe("parseListQuery pagination", () => {
     ["empty cursor starts cursor pagination", { cursor: "" }, cursor("", 100)],
     ["cursor with count", { cursor: "abc", count: "25" }, cursor("abc", 25)],
     ["repeated cursor", { cursor: ["abc", "def"] }, cursor("abc", 100)],
-    ["sortBy and sortOrder are ignored", { sortBy: "userName", sortOrder: "descending" }, offset(1, 100)],
+    ["an empty sortBy is absent", { sortBy: " ", sortOrder: "descending" }, offset(1, 100)],
     ["unknown parameters are ignored", { foo: "bar" }, offset(1, 100)],
   ])("%s", (_name, q, page) => {
     expect(parseListQuery("User", q)).toEqual({ page });
@@ -39,6 +40,11 @@ describe("parseListQuery pagination", () => {
     ["hex startIndex", { startIndex: "0x10" }, "invalidValue", "startIndex must be an integer"],
     ["cursor with startIndex", { cursor: "", startIndex: "1" }, "invalidValue", "mutually exclusive"],
     ["non-string parameter", { count: { a: "1" } }, "invalidValue", "count must be a string"],
+    ["sortBy with a cursor", { cursor: "", sortBy: "userName" }, "invalidValue", "page a sorted list with startIndex"],
+    ["unknown sortOrder", { sortBy: "userName", sortOrder: "up" }, "invalidValue", 'sortOrder must be "ascending"'],
+    ["sortBy an unknown attribute", { sortBy: "shoeSize" }, "invalidValue", "sortable attributes of User: userName"],
+    ["sortBy a write-only attribute", { sortBy: "password" }, "invalidValue", 'sortBy "password"'],
+    ["sortBy a complex attribute", { sortBy: "name" }, "invalidValue", 'sortBy "name"'],
   ] as const)("%s → 400 %s", (_name, q, scimType, detail) => {
     const err = scimErrorOf(() => parseListQuery("User", q));
     expect(err.status).toBe(400);
@@ -47,22 +53,35 @@ describe("parseListQuery pagination", () => {
   });
 });
 
+describe("parseListQuery sortBy (RFC 7644 §3.4.2.3)", () => {
+  it.each([
+    [{ sortBy: "userName" }, "userName", false],
+    [{ sortBy: "USERNAME", sortOrder: "Descending" }, "userName", true],
+    [{ sortBy: "name.familyName", sortOrder: "ascending" }, "name.familyName", false],
+    [{ sortBy: "emails" }, "emails.value", false],
+    [{ sortBy: "meta.lastModified", sortOrder: "descending" }, "meta.lastModified", true],
+  ] as const)("%j sorts by %s", (q, path, descending) => {
+    const { sort } = parseListQuery("User", q);
+    expect(sort?.descending).toBe(descending);
+    expect(`${sort?.field.name}${sort?.field.sub === undefined ? "" : `.${sort.field.sub}`}`).toBe(path);
+  });
+});
+
 describe("parseListQuery filter", () => {
   it.each([
-    ["User", 'userName eq "bjensen"', { attribute: "userName", value: "bjensen" }],
-    ["Group", 'displayName eq "Ops"', { attribute: "displayName", value: "Ops" }],
-    ["User", ['externalId eq "1"', 'externalId eq "2"'], { attribute: "externalId", value: "1" }],
+    ["User", 'userName eq "bjensen"', 'eq(userName,"bjensen")'],
+    ["Group", 'displayName eq "Ops"', 'eq(displayName,"Ops")'],
+    ["User", ['externalId eq "1"', 'externalId eq "2"'], 'eq(externalId,"1")'],
   ] as const)("%s %j", (kind, filter, expected) => {
     const q = parseListQuery(kind, { filter });
-    expect(q.filter).toEqual(expected);
+    expect(q.filter === undefined ? undefined : showFilter(q.filter)).toBe(expected);
     expect(q.filterText).toBe(Array.isArray(filter) ? filter[0] : filter);
   });
 
   it.each([
     ["User", ""],
-    ["User", 'displayName eq "x"'],
     ["Group", 'userName eq "x"'],
-    ["User", 'userName co "x"'],
+    ["User", 'userName xx "x"'],
   ] as const)("%s %j → invalidFilter", (kind, filter) => {
     expect(scimErrorOf(() => parseListQuery(kind, { filter })).scimType).toBe("invalidFilter");
   });

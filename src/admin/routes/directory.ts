@@ -1,12 +1,13 @@
 import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { GroupService } from "../../directory/groups/service.js";
-import type { Group, GroupFilter } from "../../directory/groups/types.js";
+import type { Group } from "../../directory/groups/types.js";
+import { type FilterNode, UnsupportedFilterError } from "../../directory/search/types.js";
 import type { IdentityService } from "../../directory/identities/service.js";
-import type { StoredUser, UserFilter } from "../../directory/identities/types.js";
+import type { StoredUser } from "../../directory/identities/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { ScimError } from "../../scim/errors.js";
-import { type EqFilter, parseFilter, type ResourceKind } from "../../scim/query/filter.js";
+import { parseFilter, type ResourceKind } from "../../scim/query/filter.js";
 import { invalidArgument, notFound } from "../errors.js";
 import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
 import {
@@ -37,8 +38,8 @@ const list = (key: string, item: object) => ({
 const one = (item: object) => ({ tags, params: OrgItemParams, response: { 200: item, ...errors } });
 
 /**
- * The admin portal's directory browser: an organization's users and groups, read-only. Search is the SCIM eq
- * filter on the indexed attributes (`filter=userName eq "ada@example.com"`), so every search is an index probe.
+ * The admin portal's directory browser: an organization's users and groups, read-only. Search is a SCIM filter
+ * (`filter=userName eq "ada@example.com"`, docs/scim-users.md); its indexed forms are index probes.
  */
 export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryRouteDeps): void {
   const orgOf = (raw: string): string => {
@@ -50,13 +51,13 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const query = req.query;
     const page = parsePageRequest(query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
-    const filter = filterOf("User", query);
-    if (filter?.attribute === "displayName") throw invalidArgument("displayName is a group attribute");
-    const { rows } = await deps.identities.list(
-      orgOf(req.params.orgId),
-      filter as UserFilter | undefined,
-      { kind: "cursor", afterId: after, limit: page.pageSize + 1 },
-      { groups: true },
+    const { rows } = await searchable(() =>
+      deps.identities.list(
+        orgOf(req.params.orgId),
+        { filter: filterOf("User", query) },
+        { kind: "cursor", afterId: after, limit: page.pageSize + 1 },
+        { groups: true },
+      ),
     );
     const { items, next_page_token } = pageOf(rows, page.pageSize, (u) => u.id);
     return { users: items.map(userSummary), next_page_token };
@@ -76,12 +77,17 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const orgId = orgOf(req.params.orgId);
     const page = parsePageRequest(query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
-    const filter = filterOf("Group", query) as GroupFilter | undefined;
-    const { rows } = await deps.groups.list(orgId, filter, {
-      kind: "cursor",
-      afterId: after,
-      limit: page.pageSize + 1,
-    });
+    const { rows } = await searchable(() =>
+      deps.groups.list(
+        orgId,
+        { filter: filterOf("Group", query) },
+        {
+          kind: "cursor",
+          afterId: after,
+          limit: page.pageSize + 1,
+        },
+      ),
+    );
     const { items, next_page_token } = pageOf(rows, page.pageSize, (g) => g.id);
     const counts = await deps.groups.memberCounts(
       orgId,
@@ -101,7 +107,17 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
   });
 }
 
-function filterOf(kind: ResourceKind, query: Static<typeof DirectoryQuery>): EqFilter | undefined {
+/** A filter the parser accepts but the store cannot answer is an invalid argument too. */
+async function searchable<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof UnsupportedFilterError) throw invalidArgument(`filter: ${e.message}`);
+    throw e;
+  }
+}
+
+function filterOf(kind: ResourceKind, query: Static<typeof DirectoryQuery>): FilterNode | undefined {
   const raw = query.filter;
   if (raw === undefined || raw.trim() === "") return undefined;
   try {

@@ -26,7 +26,7 @@ export const GROUP_EXTENSION_UNIQUE_KEY = "group_extension_values_unique_key";
 const extensionsJson = (extensions: GroupExtensions | null | undefined): string | null =>
   extensions === null || extensions === undefined ? null : JSON.stringify(extensions);
 
-const toGroup = (row: Selectable<DirectoryGroupsTable>): Group => ({
+export const toGroup = (row: Selectable<DirectoryGroupsTable>): Group => ({
   id: row.id,
   organizationId: row.organization_id,
   displayName: row.display_name,

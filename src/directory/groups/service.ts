@@ -13,13 +13,14 @@ import {
   deleteGroup,
   findGroup,
   insertGroup,
-  listGroups,
   lockGroup,
   lockGroupAndParents,
   touchParentsOf,
   updateGroup,
 } from "./repo.js";
-import type { Group, GroupFilter, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
+import type { SearchSpec } from "../search/types.js";
+import { searchGroups } from "./repo-search.js";
+import type { Group, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
 import { memberCounts } from "./member-counts-repo.js";
 
 /**
@@ -42,8 +43,9 @@ export class GroupService {
     return findGroup(this.#db, orgId, id);
   }
 
-  list(orgId: string, filter: GroupFilter | undefined, page: GroupPage): Promise<{ rows: Group[]; total?: number }> {
-    return listGroups(this.#db, orgId, filter, page);
+  /** One list page; a filter the store cannot answer throws UnsupportedFilterError. */
+  list(orgId: string, spec: SearchSpec, page: GroupPage): Promise<{ rows: Group[]; total?: number }> {
+    return searchGroups(this.#db, orgId, spec, page);
   }
 
   /** Member lists as JSON text, one statement for all the given groups (see membersJson). */

@@ -1,7 +1,9 @@
 import type { Db } from "../../storage/database.js";
 import { toRecord } from "./repo-columns.js";
+import type { SearchSpec } from "../search/types.js";
 import * as reads from "./repo-reads.js";
-import type { GroupRef, Identity, ReadView, StoredUser, UserFilter, UserPage, UserRecord } from "./types.js";
+import { searchUsers } from "./repo-search.js";
+import type { GroupRef, Identity, ReadView, StoredUser, UserPage, UserRecord } from "./types.js";
 
 /** The reads of identities behind SCIM users (UserRecord), and of identities as the admin API shows them. */
 export class IdentityQueries {
@@ -19,13 +21,14 @@ export class IdentityQueries {
     return row === undefined ? undefined : toRecord(row);
   }
 
+  /** One list page; a filter the store cannot answer throws UnsupportedFilterError. */
   async records(
     orgId: string,
-    filter: UserFilter | undefined,
+    spec: SearchSpec,
     page: UserPage,
     view: ReadView,
   ): Promise<{ rows: UserRecord[]; total?: number }> {
-    const { rows, total } = await reads.listUsers(this.#reads, orgId, filter, page, view.groups);
+    const { rows, total } = await searchUsers(this.#reads, this.#db, orgId, spec, page, view.groups);
     const users = rows.map(toRecord);
     return total === undefined ? { rows: users } : { rows: users, total };
   }
@@ -39,11 +42,11 @@ export class IdentityQueries {
   /** records, with the documents and memberships parsed. */
   async list(
     orgId: string,
-    filter: UserFilter | undefined,
+    spec: SearchSpec,
     page: UserPage,
     view: ReadView,
   ): Promise<{ rows: StoredUser[]; total?: number }> {
-    const { rows, total } = await this.records(orgId, filter, page, view);
+    const { rows, total } = await this.records(orgId, spec, page, view);
     const users = rows.map((u) => storedUserOf(orgId, u));
     return total === undefined ? { rows: users } : { rows: users, total };
   }

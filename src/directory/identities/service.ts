@@ -5,7 +5,8 @@ import type { DataMapper } from "../mapping/mapper.js";
 import { IdentityCommands, type VerifyResult } from "./commands.js";
 import { DocumentCache } from "./document-cache.js";
 import { IdentityQueries } from "./queries.js";
-import type { Identity, ReadView, StoredUser, UserFilter, UserPage } from "./types.js";
+import type { SearchSpec } from "../search/types.js";
+import type { Identity, ReadView, StoredUser, UserPage } from "./types.js";
 
 export type { VerifyResult } from "./commands.js";
 
@@ -37,11 +38,11 @@ export class IdentityService {
 
   list(
     orgId: string,
-    filter: UserFilter | undefined,
+    spec: SearchSpec,
     page: UserPage,
     view: ReadView,
   ): Promise<{ rows: StoredUser[]; total?: number }> {
-    return this.queries.list(orgId, filter, page, view);
+    return this.queries.list(orgId, spec, page, view);
   }
 
   listIdentities(orgId: string | undefined, after: string | undefined, limit: number): Promise<Identity[]> {

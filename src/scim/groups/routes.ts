@@ -1,32 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { groupIndexedAttributes } from "../../directory/groups/extension-index-repo.js";
-import type { Group, GroupFilter } from "../../directory/groups/types.js";
+import type { Group } from "../../directory/groups/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { ScimError } from "../errors.js";
 import type { ScimDeps } from "../deps.js";
 import { applyPatch } from "../patch/apply.js";
 import { refuseOtherMethods } from "../plugin.js";
-import type { EqFilter } from "../query/filter.js";
-import { listResponse, pageRequestOf } from "../query/list-page.js";
-import { parseListQuery, parseProjection } from "../query/list-query.js";
+import { parseProjection } from "../query/list-query.js";
 import type { Projection } from "../query/projection.js";
 import { stringifyWithRaw } from "../raw-json.js";
-import { extensionLookup, indexedValue, registryOf } from "../schema/client-registry.js";
+import { registryOf } from "../schema/client-registry.js";
 import { CORE_REGISTRY } from "../schema/registry.js";
+import { searchQueryOf } from "../search/body.js";
+import { groupsPage } from "../search/groups.js";
 import { extensionsToStore, groupExtensionsOf, splitExtensions } from "./extensions.js";
 import { groupLocation, memberFieldsOf, patchableGroup, renderGroup } from "./serialize.js";
 import { groupPatchOf, parseGroupBody } from "./validate.js";
 
 const notFound = (id: string): ScimError => new ScimError(404, undefined, `Group ${id} not found`);
-
-const groupFilterOf = (filter: EqFilter | undefined): GroupFilter | undefined => {
-  if (filter === undefined) return undefined;
-  if (filter.attribute === "extension") return { attribute: "extension", key: filter.key, value: indexedValue(filter) };
-  if (filter.attribute === "displayName" || filter.attribute === "externalId") {
-    return { attribute: filter.attribute, value: filter.value };
-  }
-  throw new ScimError(400, "invalidFilter", `${filter.attribute} is not a filterable Group attribute`);
-};
 
 /** /Groups and /Groups/{id}; every resource response honours attributes/excludedAttributes. */
 export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): void {
@@ -64,18 +54,13 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
     return id.toLowerCase();
   };
 
-  scope.get("/Groups", async (req, reply) => {
-    const indexed = groupIndexedAttributes(req.scimClient);
-    const query = parseListQuery("Group", req.query as Record<string, unknown>, extensionLookup(indexed));
-    const { request, context } = pageRequestOf("Group", req.scimClient.clientId, query, deps.cursors);
-    const page = await groups.list(orgOf(req), groupFilterOf(query.filter), request);
-    const shown = page.rows.slice(0, query.page.count);
-    const projection = { attributes: query.attributes, excludedAttributes: query.excludedAttributes };
-    const rendered = await render(req, shown, projection);
-    const byId = new Map(shown.map((g, i) => [g.id, rendered[i]]));
-    const body = listResponse(query, page, (g) => byId.get(g.id), deps.cursors, context);
-    return reply.send(stringifyWithRaw(body));
-  });
+  scope.get("/Groups", async (req, reply) =>
+    reply.send(await groupsPage(deps, req.scimClient, baseUrlOf(req), req.query as Record<string, unknown>)),
+  );
+  // RFC 7644 §3.4.3: the same query in a SearchRequest body.
+  scope.post("/Groups/.search", async (req, reply) =>
+    reply.send(await groupsPage(deps, req.scimClient, baseUrlOf(req), searchQueryOf(req.body))),
+  );
 
   scope.post("/Groups", async (req, reply) => {
     const input = parseGroupBody(req.body, registryOf(req.scimClient));
@@ -131,5 +116,6 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
   });
 
   refuseOtherMethods(scope, "/Groups", ["GET", "POST"]);
+  refuseOtherMethods(scope, "/Groups/.search", ["POST"]);
   refuseOtherMethods(scope, "/Groups/:id", ["GET", "PUT", "PATCH", "DELETE"]);
 }

@@ -1,222 +1,258 @@
+import type { FilterNode, Literal } from "../../directory/search/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { ScimError } from "../errors.js";
 import { MAX_FILTER_BYTES } from "../limits.js";
+import { CORE_REGISTRY, findAttribute, type SchemaRegistry } from "../schema/registry.js";
+import { type AttributeDefinition, isFilterable } from "../schema/types.js";
+import { fieldOf, filterableNames, type ResolvedField, resolveField } from "./fields.js";
+import { NUMBER_RE, type Token, tokenize } from "./filter-tokens.js";
 
 export type ResourceKind = "User" | "Group";
 
-export type EqFilter =
-  | {
-      attribute: "userName" | "externalId" | "employeeNumber" | "groups.value" | "displayName";
-      value: string;
-    }
-  | {
-      /** A declared extension attribute served by the extension index (docs/scim-extensions.md). */
-      attribute: "extension";
-      /** The index's attribute key (see IndexedAttribute). */
-      key: string;
-      caseExact: boolean;
-      value: string;
-    };
-
-type FilterAttribute = Exclude<EqFilter["attribute"], "extension">;
-
-/** A client's filterable extension attribute by schema URN (undefined: any) and name, case-insensitively. */
+/** A client's indexed extension attribute by schema URN (undefined: any) and name, case-insensitively. */
 export type ExtensionFilterLookup = (
   urn: string | undefined,
   name: string,
 ) => { readonly key: string; readonly caseExact: boolean } | undefined;
 
-const CORE_USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const ENTERPRISE_USER = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-const CORE_GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
+const SUPPORTED =
+  "supported: eq ne co sw ew gt ge lt le pr, and/or/not, parentheses and value paths " +
+  '(emails[type eq "work"].value eq "…") on the filterable attributes of /Schemas';
 
-/** The indexed attributes, each with the one schema URN that may qualify it. */
-const FILTERABLE: Record<ResourceKind, readonly { name: FilterAttribute; schema: string }[]> = {
-  User: [
-    { name: "userName", schema: CORE_USER },
-    { name: "externalId", schema: CORE_USER },
-    { name: "employeeNumber", schema: ENTERPRISE_USER },
-    { name: "groups.value", schema: CORE_USER },
-  ],
-  Group: [
-    { name: "displayName", schema: CORE_GROUP },
-    { name: "externalId", schema: CORE_GROUP },
-  ],
-};
+const COMPARE = new Set(["eq", "ne", "co", "sw", "ew", "gt", "ge", "lt", "le"]);
+const ORDERED = new Set(["eq", "ne", "gt", "ge", "lt", "le"]);
+/** Attributes whose values are resource ids: their `eq` value must be one. */
+const ID_REFERENCES = new Set(["groups", "members"]);
+const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
-const OTHER_OPERATORS = new Set(["ne", "co", "sw", "ew", "pr", "gt", "ge", "lt", "le"]);
-const LOGICAL = new Set(["and", "or", "not"]);
-const SUPPORTED_FORM = 'only filters of the form <attribute> eq "<string>" are supported';
-
-type Token = { t: "lparen" } | { t: "rparen" } | { t: "word"; text: string } | { t: "string"; value: string };
-
-const invalid = (kind: ResourceKind, reason: string, hint = SUPPORTED_FORM): ScimError =>
-  new ScimError(
-    400,
-    "invalidFilter",
-    `${reason}: ${hint}; supported attributes for ${kind}: ${FILTERABLE[kind].map((a) => a.name).join(", ")}`,
-  );
+const failure = (reason: string, hint = SUPPORTED): ScimError =>
+  new ScimError(400, "invalidFilter", `${reason}: ${hint}`);
 
 /**
- * The narrow eq-only subset of RFC 7644 §3.4.2.2. Every supported attribute is a string, so the value must be
- * a JSON string literal; unquoted true/false/null/numbers are invalidFilter rather than coerced.
+ * RFC 7644 §3.4.2.2 filters, parsed into the directory's FilterNode. Attributes resolve through the client's schema
+ * registry (the one list of what exists and what is filterable); values are checked against the attribute's type,
+ * so what the store receives always compares.
  */
-export function parseFilter(kind: ResourceKind, raw: string, extensions?: ExtensionFilterLookup): EqFilter {
+export function parseFilter(
+  kind: ResourceKind,
+  raw: string,
+  registry: SchemaRegistry = CORE_REGISTRY,
+  indexed?: ExtensionFilterLookup,
+): FilterNode {
   if (Buffer.byteLength(raw, "utf8") > MAX_FILTER_BYTES) {
-    throw invalid(kind, `filter is longer than ${MAX_FILTER_BYTES} bytes`);
+    throw failure(`filter is longer than ${MAX_FILTER_BYTES} bytes`);
   }
-  const tokens = stripOuterParens(kind, tokenize(kind, raw));
-  if (tokens.length === 0) throw invalid(kind, "filter is empty");
+  const parser = new Parser(kind, tokenize(raw, failure), registry, indexed);
+  if (parser.atEnd()) throw failure("filter is empty");
+  const node = parser.or();
+  if (!parser.atEnd()) throw failure(`unexpected ${parser.describeNext()}`);
+  return node;
+}
 
-  // RFC 7644 §3.4.2.2 logical operators; index 2 is the value slot, where a bare word gets its own error below.
-  if (tokens.some((tok, i) => i !== 2 && tok.t === "word" && LOGICAL.has(tok.text.toLowerCase()))) {
-    throw invalid(
-      kind,
-      "logical operators (and, or, not) are not supported",
-      'a filter is a single <attribute> eq "<string>" expression',
-    );
-  }
-  if (tokens.some((tok) => tok.t === "lparen" || tok.t === "rparen")) {
-    throw invalid(kind, "parentheses are only allowed around the whole expression");
-  }
+class Parser {
+  #at = 0;
 
-  const [attrTok, opTok, valueTok, extra] = tokens;
-  if (attrTok?.t !== "word") throw invalid(kind, "filter must start with an attribute name");
-  const extension = extensions === undefined ? undefined : extensionAttribute(kind, attrTok.text, extensions);
-  const attribute = extension === undefined ? resolveAttribute(kind, attrTok.text) : undefined;
+  constructor(
+    readonly kind: ResourceKind,
+    readonly tokens: readonly Token[],
+    readonly registry: SchemaRegistry,
+    readonly indexed: ExtensionFilterLookup | undefined,
+  ) {}
 
-  if (opTok?.t !== "word") throw invalid(kind, `expected an operator after "${attrTok.text}"`);
-  const op = opTok.text.toLowerCase();
-  if (op !== "eq") {
-    const reason = OTHER_OPERATORS.has(op) ? "unsupported operator" : "unknown operator";
-    throw invalid(kind, `${reason} "${opTok.text}"`, 'only "eq" is supported');
+  atEnd(): boolean {
+    return this.#at >= this.tokens.length;
   }
 
-  if (valueTok === undefined) throw invalid(kind, 'missing value after "eq"');
-  if (valueTok.t !== "string") {
-    throw invalid(kind, "the value must be a string in double quotes");
+  describeNext(): string {
+    const tok = this.tokens[this.#at];
+    if (tok === undefined) return "end of filter";
+    if (tok.t === "word") return `"${tok.text}"`;
+    if (tok.t === "string") return `string ${JSON.stringify(tok.value)}`;
+    return `"${tok.t}"`;
   }
-  if (extra !== undefined) throw invalid(kind, "unexpected input after the value");
 
-  if (extension !== undefined) {
-    return { attribute: "extension", key: extension.key, caseExact: extension.caseExact, value: valueTok.value };
+  #peekWord(): string | undefined {
+    const tok = this.tokens[this.#at];
+    return tok?.t === "word" ? tok.text.toLowerCase() : undefined;
   }
-  if (attribute === undefined) throw invalid(kind, `attribute "${attrTok.text}" is not filterable`);
 
-  if (attribute === "groups.value") {
-    if (!isUuid(valueTok.value)) {
-      throw new ScimError(400, "invalidFilter", "the filter value for groups.value must be a valid UUID");
+  #take(t: Token["t"]): boolean {
+    if (this.tokens[this.#at]?.t !== t) return false;
+    this.#at += 1;
+    return true;
+  }
+
+  /** `or` binds loosest, then `and`, then `not` (RFC 7644 §3.4.2.2 precedence). */
+  or(parent?: ResolvedField): FilterNode {
+    const args = [this.and(parent)];
+    while (this.#peekWord() === "or") {
+      this.#at += 1;
+      args.push(this.and(parent));
     }
-    // A UUID's case carries no meaning (RFC 9562 §4); the lower-case form is canonical.
-    return { attribute, value: valueTok.value.toLowerCase() };
+    return args.length === 1 ? (args[0] as FilterNode) : { op: "or", args };
   }
-  return { attribute, value: valueTok.value };
-}
 
-/** Splits on whitespace and parentheses; string literals follow JSON (RFC 7644 §3.4.2.2 refers to RFC 7159). */
-function tokenize(kind: ResourceKind, raw: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  while (i < raw.length) {
-    const ch = raw.charAt(i);
-    if (/\s/.test(ch)) {
-      i += 1;
-    } else if (ch === "(" || ch === ")") {
-      tokens.push({ t: ch === "(" ? "lparen" : "rparen" });
-      i += 1;
-    } else if (ch === '"') {
-      const end = closingQuote(raw, i);
-      if (end < 0) throw invalid(kind, "unterminated string literal");
-      tokens.push({ t: "string", value: decodeString(kind, raw.slice(i, end + 1)) });
-      i = end + 1;
-    } else {
-      let end = i;
-      while (end < raw.length && !/[\s()"]/.test(raw.charAt(end))) end += 1;
-      tokens.push({ t: "word", text: raw.slice(i, end) });
-      i = end;
+  and(parent?: ResolvedField): FilterNode {
+    const args = [this.unary(parent)];
+    while (this.#peekWord() === "and") {
+      this.#at += 1;
+      args.push(this.unary(parent));
     }
+    return args.length === 1 ? (args[0] as FilterNode) : { op: "and", args };
   }
-  return tokens;
+
+  unary(parent?: ResolvedField): FilterNode {
+    if (this.#peekWord() === "not") {
+      this.#at += 1;
+      if (!this.#take("(")) throw failure('"not" must be followed by a parenthesised filter');
+      return { op: "not", arg: this.#closed(parent) };
+    }
+    if (this.#take("(")) return this.#closed(parent);
+    return this.attributeExpression(parent);
+  }
+
+  #closed(parent?: ResolvedField): FilterNode {
+    const inner = this.or(parent);
+    if (!this.#take(")")) throw failure(`expected ")" but found ${this.describeNext()}`);
+    return inner;
+  }
+
+  attributeExpression(parent?: ResolvedField): FilterNode {
+    const tok = this.tokens[this.#at];
+    if (tok?.t !== "word") throw failure(`expected an attribute name but found ${this.describeNext()}`);
+    this.#at += 1;
+    const resolved = this.#resolve(tok.text, parent);
+    if (this.#take("[")) {
+      if (parent !== undefined) throw failure("value paths cannot nest");
+      if (!resolved.attribute.multiValued || resolved.attribute.type !== "complex" || resolved.sub !== undefined) {
+        throw failure(`"${tok.text}" is not a multi-valued complex attribute`, "a value path filters one of those");
+      }
+      const where = this.or(resolved);
+      if (!this.#take("]")) throw failure(`expected "]" but found ${this.describeNext()}`);
+      const next = this.tokens[this.#at];
+      // `emails[type eq "work"].value eq "…"` (as Entra ID sends it): the element matches both.
+      if (next?.t === "word" && next.text.startsWith(".")) {
+        this.#at += 1;
+        const sub = this.#resolve(next.text.slice(1), resolved);
+        const last = this.#comparison(sub, next.text.slice(1));
+        return { op: "any", field: fieldOf(resolved), where: { op: "and", args: [where, last] } };
+      }
+      return { op: "any", field: fieldOf(resolved), where };
+    }
+    const node = this.#comparison(resolved, tok.text);
+    // `emails.value eq "…"`, `members eq "…"`: some element of the multi-valued attribute matches.
+    const whole = node.op === "pr" && resolved.sub === undefined;
+    if (parent === undefined && !whole && resolved.attribute.multiValued && resolved.attribute.type === "complex") {
+      return { op: "any", field: fieldOf({ ...resolved, sub: undefined }), where: node };
+    }
+    return node;
+  }
+
+  #resolve(text: string, parent?: ResolvedField): ResolvedField {
+    if (parent !== undefined) {
+      const sub = findAttribute(parent.attribute.subAttributes ?? [], text);
+      if (sub === undefined) throw failure(`"${text}" is not a sub-attribute of ${parent.attribute.name}`);
+      return this.#filterable(
+        { ...parent, sub, filterable: isFilterable(sub) },
+        `${parent.attribute.name}.${sub.name}`,
+      );
+    }
+    const resolved = resolveField(this.kind, text, this.registry, this.indexed);
+    if (resolved === undefined) throw this.#unknown(`unknown attribute "${text}"`);
+    return this.#filterable(resolved, text);
+  }
+
+  #filterable(resolved: ResolvedField, text: string): ResolvedField {
+    if (!resolved.filterable) throw this.#unknown(`attribute "${text}" is not filterable`);
+    return resolved;
+  }
+
+  #unknown(reason: string): ScimError {
+    const names = filterableNames(this.kind, this.registry);
+    return failure(reason, `filterable attributes of ${this.kind}: ${names.join(", ")}; ${SUPPORTED}`);
+  }
+
+  /** `pr`, or a comparison whose value suits the attribute's type. */
+  #comparison(resolved: ResolvedField, text: string): FilterNode {
+    const opTok = this.tokens[this.#at];
+    if (opTok?.t !== "word") throw failure(`expected an operator after "${text}" but found ${this.describeNext()}`);
+    this.#at += 1;
+    const op = opTok.text.toLowerCase();
+    // Comparing a multi-valued complex attribute compares its `value` sub-attribute (RFC 7644 §3.4.2.2).
+    const target =
+      op !== "pr" && resolved.sub === undefined && resolved.attribute.type === "complex"
+        ? this.#implicitValue(resolved, text)
+        : resolved;
+    const field = fieldOf(target);
+    if (op === "pr") return { op: "pr", field };
+    if (!COMPARE.has(op)) throw failure(`unknown operator "${opTok.text}"`);
+    const value = this.#value(op);
+    const definition = target.sub ?? target.attribute;
+    checkOperand(definition, text, op, value);
+    if (ID_REFERENCES.has(target.attribute.name) && target.sub?.name === "value" && op === "eq") {
+      if (typeof value !== "string" || !isUuid(value)) {
+        throw new ScimError(
+          400,
+          "invalidFilter",
+          `the filter value for ${target.attribute.name}.value must be a valid UUID`,
+        );
+      }
+      // A UUID's case carries no meaning (RFC 9562 §4); the lower-case form is canonical.
+      return { op, field, value: value.toLowerCase() };
+    }
+    return { op: op as "eq", field, value };
+  }
+
+  #implicitValue(resolved: ResolvedField, text: string): ResolvedField {
+    const value = resolved.attribute.multiValued
+      ? findAttribute(resolved.attribute.subAttributes ?? [], "value")
+      : undefined;
+    if (value === undefined) {
+      throw failure(
+        `"${text}" is complex`,
+        `name one of its sub-attributes, such as ${text}.${resolved.attribute.subAttributes?.[0]?.name ?? "value"}`,
+      );
+    }
+    return this.#filterable({ ...resolved, sub: value, filterable: isFilterable(value) }, `${text}.value`);
+  }
+
+  #value(op: string): Literal {
+    const tok = this.tokens[this.#at];
+    if (tok === undefined || (tok.t !== "word" && tok.t !== "string")) throw failure(`missing value after "${op}"`);
+    this.#at += 1;
+    if (tok.t === "string") return tok.value;
+    const word = tok.text.toLowerCase();
+    if (word === "true" || word === "false") return word === "true";
+    if (word === "null") throw failure("null is not a comparable value", 'use "pr" or "not (… pr)" for presence');
+    if (NUMBER_RE.test(tok.text)) return Number(tok.text);
+    throw failure(`the value "${tok.text}" must be a JSON string in double quotes, a number, true or false`);
+  }
 }
 
-function closingQuote(raw: string, open: number): number {
-  for (let i = open + 1; i < raw.length; i += 1) {
-    const ch = raw.charAt(i);
-    if (ch === "\\") i += 1;
-    else if (ch === '"') return i;
+/** RFC 7644 §3.4.2.2: each operator on the types it is defined for, with a value of the attribute's type. */
+function checkOperand(a: AttributeDefinition, text: string, op: string, value: Literal): void {
+  const wrongValue = (expected: string) => failure(`"${text}" is ${a.type}: its value must be ${expected}`);
+  switch (a.type) {
+    case "string":
+    case "reference":
+      if (typeof value !== "string") throw wrongValue("a string in double quotes");
+      return;
+    case "boolean":
+      if (op !== "eq" && op !== "ne") throw failure(`"${op}" does not apply to the boolean "${text}"`, "use eq or ne");
+      if (typeof value !== "boolean") throw wrongValue("true or false");
+      return;
+    case "integer":
+    case "decimal":
+      if (!ORDERED.has(op)) throw failure(`"${op}" does not apply to the number "${text}"`, "use eq ne gt ge lt le");
+      if (typeof value !== "number") throw wrongValue("a number");
+      return;
+    case "dateTime":
+      if (!ORDERED.has(op)) throw failure(`"${op}" does not apply to the dateTime "${text}"`, "use eq ne gt ge lt le");
+      if (typeof value !== "string" || !DATE_TIME_RE.test(value) || Number.isNaN(Date.parse(value))) {
+        throw wrongValue('an RFC 3339 date-time in double quotes, e.g. "2026-01-31T12:00:00Z"');
+      }
+      return;
+    default:
+      throw failure(`"${text}" cannot be compared`, "name one of its sub-attributes");
   }
-  return -1;
-}
-
-function decodeString(kind: ResourceKind, literal: string): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(literal);
-  } catch {
-    throw invalid(kind, `malformed string literal ${literal}`, "use JSON string escapes");
-  }
-  // PostgreSQL text cannot hold NUL, and lone surrogates are not valid UTF-8.
-  if (typeof value !== "string" || value.includes("\u0000") || /[\uD800-\uDFFF]/u.test(value)) {
-    throw invalid(kind, "the string value contains characters that cannot be stored");
-  }
-  return value;
-}
-
-/** Tolerates `( … )` around the whole single expression, nested any number of times. */
-function stripOuterParens(kind: ResourceKind, tokens: Token[]): Token[] {
-  let depth = 0;
-  for (const tok of tokens) {
-    if (tok.t === "lparen") depth += 1;
-    if (tok.t === "rparen") depth -= 1;
-    if (depth < 0) break;
-  }
-  if (depth !== 0) throw invalid(kind, "unbalanced parentheses");
-
-  let rest = tokens;
-  while (rest[0]?.t === "lparen" && matchingParen(rest) === rest.length - 1) rest = rest.slice(1, -1);
-  return rest;
-}
-
-function matchingParen(tokens: readonly Token[]): number {
-  let depth = 0;
-  for (const [i, tok] of tokens.entries()) {
-    if (tok.t === "lparen") depth += 1;
-    if (tok.t === "rparen" && --depth === 0) return i;
-  }
-  return -1;
-}
-
-/** A declared extension attribute the filter names, unless a standard filterable attribute has that name. */
-function extensionAttribute(kind: ResourceKind, text: string, lookup: ExtensionFilterLookup) {
-  if (text.includes("[") || text.includes("]")) return undefined;
-  const colon = text.lastIndexOf(":");
-  const urn = colon < 0 ? undefined : text.slice(0, colon);
-  const name = text.slice(colon + 1);
-  if (urn === undefined && FILTERABLE[kind].some((a) => a.name.toLowerCase() === name.toLowerCase())) {
-    return undefined;
-  }
-  return lookup(urn, name);
-}
-
-/** RFC 7643 §2.1: names are case-insensitive; an optional schema URN qualifies them (RFC 7644 §3.10). */
-function resolveAttribute(kind: ResourceKind, text: string): FilterAttribute {
-  if (text.includes("[") || text.includes("]")) {
-    throw invalid(kind, `value filters such as "${text}" are not supported`);
-  }
-  const colon = text.lastIndexOf(":");
-  const schema = colon < 0 ? undefined : text.slice(0, colon).toLowerCase();
-  const name = text.slice(colon + 1).toLowerCase();
-
-  const known = FILTERABLE[kind];
-  if (schema !== undefined && !known.some((a) => a.schema.toLowerCase() === schema)) {
-    const schemas = [...new Set(known.map((a) => a.schema))].join(", ");
-    throw invalid(kind, `unsupported schema "${text.slice(0, colon)}"`, `supported schemas for ${kind}: ${schemas}`);
-  }
-  const match = known.find(
-    (a) => a.name.toLowerCase() === name && (schema === undefined || a.schema.toLowerCase() === schema),
-  );
-  if (match === undefined) {
-    throw invalid(kind, `attribute "${text}" is not filterable`, "only eq on indexed attributes is supported");
-  }
-  return match.name;
 }

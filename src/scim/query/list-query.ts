@@ -1,6 +1,9 @@
+import type { FilterNode, SortSpec } from "../../directory/search/types.js";
 import { ScimError } from "../errors.js";
 import { DEFAULT_COUNT, MAX_COUNT, MAX_START_INDEX } from "../limits.js";
-import { type EqFilter, type ExtensionFilterLookup, parseFilter, type ResourceKind } from "./filter.js";
+import { CORE_REGISTRY, type SchemaRegistry } from "../schema/registry.js";
+import { type ExtensionFilterLookup, parseFilter, type ResourceKind } from "./filter.js";
+import { parseSort } from "./sort.js";
 
 export type Page =
   | { kind: "offset"; startIndex: number; count: number }
@@ -8,8 +11,11 @@ export type Page =
 
 export interface ListQuery {
   page: Page;
-  filter?: EqFilter;
+  filter?: FilterNode;
   filterText?: string;
+  sort?: SortSpec;
+  /** `sortBy` and `sortOrder` as sent, for the cursor's query digest. */
+  sortText?: string;
   attributes?: string[];
   excludedAttributes?: string[];
 }
@@ -20,12 +26,14 @@ export interface Projection {
 }
 
 /**
- * The query of GET /Users and GET /Groups. `sortBy`/`sortOrder` are ignored, not rejected: sorting is
- * unsupported and ServiceProviderConfig says so (RFC 7644 §3.4.2.3 lets a server ignore them).
+ * The query of GET /Users and GET /Groups (and the body of POST …/.search, turned into the same parameters).
+ * `sortBy` pages by offset only: a cursor carries the last id alone, so `sortBy` with `cursor` is invalidValue
+ * (docs/decisions.md).
  */
 export function parseListQuery(
   kind: ResourceKind,
   q: Record<string, unknown>,
+  registry: SchemaRegistry = CORE_REGISTRY,
   extensions?: ExtensionFilterLookup,
 ): ListQuery {
   const count = clampedInteger(q, "count", DEFAULT_COUNT, 0, MAX_COUNT);
@@ -50,8 +58,21 @@ export function parseListQuery(
   const query: ListQuery = { page, ...parseProjection(q) };
   const filterText = param(q, "filter");
   if (filterText !== undefined) {
-    query.filter = parseFilter(kind, filterText, extensions);
+    query.filter = parseFilter(kind, filterText, registry, extensions);
     query.filterText = filterText;
+  }
+  const sortBy = param(q, "sortBy");
+  const sortOrder = param(q, "sortOrder");
+  if (sortBy !== undefined && sortBy.trim() !== "") {
+    if (page.kind === "cursor") {
+      throw new ScimError(
+        400,
+        "invalidValue",
+        "sortBy cannot be combined with cursor pagination: page a sorted list with startIndex and count",
+      );
+    }
+    query.sort = parseSort(kind, sortBy.trim(), sortOrder, registry);
+    query.sortText = `${sortBy.trim()} ${sortOrder ?? ""}`;
   }
   return query;
 }

@@ -10,7 +10,10 @@ import type { AttributeDefinition } from "./types.js";
  */
 const compiled = new WeakMap<ScimClient, SchemaRegistry>();
 
-/** RFC 7643 §7 characteristics of a declared attribute; `filterable` stays ours (the index, not the schema). */
+/**
+ * RFC 7643 §7 characteristics of a declared attribute. Filters and sortBy may name the attributes the declaration
+ * indexes (filterable, or unique), and no other: an index answers their `eq`.
+ */
 const definitionOf = (a: ExtensionAttribute): AttributeDefinition => ({
   name: a.name,
   type: a.type,
@@ -21,6 +24,7 @@ const definitionOf = (a: ExtensionAttribute): AttributeDefinition => ({
   mutability: a.mutability,
   returned: a.returned,
   uniqueness: a.uniqueness,
+  filterable: a.filterable || a.uniqueness === "server",
   ...(a.canonicalValues === undefined ? {} : { canonicalValues: a.canonicalValues }),
   ...(a.referenceTypes === undefined ? {} : { referenceTypes: a.referenceTypes }),
   ...(a.subAttributes === undefined ? {} : { subAttributes: a.subAttributes.map(definitionOf) }),

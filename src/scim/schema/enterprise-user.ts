@@ -27,10 +27,12 @@ export const ENTERPRISE_USER_SCHEMA_DEFINITION: SchemaDefinition = {
         attribute("$ref", "The URI of the SCIM resource representing the User's manager.", {
           type: "reference",
           referenceTypes: ["User"],
+          filterable: false,
         }),
         // Resolved by the server, only for a manager in the same organization.
         attribute("displayName", "The displayName of the User's manager.  OPTIONAL and READ-ONLY.", {
           mutability: "readOnly",
+          filterable: false,
         }),
       ],
     ),

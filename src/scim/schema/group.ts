@@ -21,14 +21,17 @@ export const GROUP_SCHEMA_DEFINITION: SchemaDefinition = {
           type: "reference",
           referenceTypes: ["User", "Group"],
           mutability: "immutable",
+          filterable: false,
         }),
         // The member's userName or group name, resolved by the server.
         attribute("display", "A human-readable name of the member, primarily used for display purposes.", {
           mutability: "readOnly",
+          filterable: false,
         }),
         attribute("type", "A label indicating the type of resource, e.g., 'User' or 'Group'.", {
           canonicalValues: ["User", "Group"],
           mutability: "immutable",
+          filterable: false,
         }),
       ],
       { multiValued: true },

@@ -30,7 +30,16 @@ export interface AttributeDefinition {
    * so /Schemas states it in the description and leaves this key out.
    */
   readonly maxLength?: number;
+  /**
+   * Roster's own characteristic (left out of /Schemas like maxLength): false for what the server computes on the way
+   * out (a member's display, a $ref, meta.location) and so cannot filter or sort on. See isFilterable.
+   */
+  readonly filterable?: boolean;
 }
+
+/** Whether filters and sortBy may name the attribute: never a write-only secret or binary data (RFC 7644 §3.4.2.2). */
+export const isFilterable = (a: AttributeDefinition): boolean =>
+  a.filterable !== false && a.returned !== "never" && a.type !== "binary";
 
 export interface SchemaDefinition {
   readonly id: string;

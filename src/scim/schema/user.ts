@@ -133,13 +133,16 @@ export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
           type: "reference",
           referenceTypes: ["User", "Group"],
           mutability: "readOnly",
+          filterable: false,
         }),
         attribute("display", "A human-readable name, primarily used for display purposes.  READ-ONLY.", {
           mutability: "readOnly",
+          filterable: false,
         }),
         attribute("type", "A label indicating the attribute's function, e.g., 'direct' or 'indirect'.", {
           canonicalValues: ["direct", "indirect"],
           mutability: "readOnly",
+          filterable: false,
         }),
       ],
       { multiValued: true, mutability: "readOnly" },

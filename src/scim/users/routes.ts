@@ -1,18 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { ReadView, UserFilter } from "../../directory/identities/types.js";
+import type { ReadView } from "../../directory/identities/types.js";
 import { isUuid } from "../../platform/ids.js";
 import type { ScimDeps } from "../deps.js";
 import { ScimError } from "../errors.js";
 import { applyPatch } from "../patch/apply.js";
 import type { JsonObject } from "../patch/types.js";
 import { refuseOtherMethods } from "../plugin.js";
-import type { EqFilter } from "../query/filter.js";
-import { listResponse, pageRequestOf } from "../query/list-page.js";
-import { parseListQuery, parseProjection } from "../query/list-query.js";
+import { parseProjection } from "../query/list-query.js";
 import { includes, type Projection } from "../query/projection.js";
-import { rawArray, stringifyWithRaw } from "../raw-json.js";
-import { extensionLookup, indexedValue, registryOf } from "../schema/client-registry.js";
+import { registryOf } from "../schema/client-registry.js";
 import { CORE_REGISTRY } from "../schema/registry.js";
+import { searchQueryOf } from "../search/body.js";
+import { usersPage } from "../search/users.js";
 import { checkImmutable } from "./extension-rules.js";
 import { hasForeign, splitForeign, withForeign } from "./foreign-extensions.js";
 import { userRenderer } from "./render-text.js";
@@ -24,15 +23,6 @@ type Query = Record<string, unknown>;
 const notFound = (id: string) => new ScimError(404, undefined, `user ${id} not found`);
 
 const viewOf = (projection: Projection): ReadView => ({ groups: includes("User", projection, "groups") });
-
-function userFilter(filter: EqFilter | undefined): UserFilter | undefined {
-  if (filter === undefined) return undefined;
-  if (filter.attribute === "displayName") throw new ScimError(400, "invalidFilter", "displayName is a Group filter");
-  if (filter.attribute === "extension") {
-    return { attribute: "extension", key: filter.key, value: indexedValue(filter) };
-  }
-  return { attribute: filter.attribute, value: filter.value };
-}
 
 /**
  * /Users and /Users/{id}; every response that returns a user honours the projection (RFC 7644 §3.9) and is
@@ -112,16 +102,15 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     return reply.code(204).send();
   });
 
-  scope.get("/Users", async (req, reply) => {
-    const client = req.scimClient;
-    const query = parseListQuery("User", req.query as Query, extensionLookup(client.indexedAttributes));
-    const { request, context } = pageRequestOf("User", client.clientId, query, deps.cursors);
-    const projection: Projection = { attributes: query.attributes, excludedAttributes: query.excludedAttributes };
-    const page = await queries.records(client.organizationId, userFilter(query.filter), request, viewOf(projection));
-    const render = userRenderer(baseOf(req), projection, registryOf(client));
-    return reply.send(stringifyWithRaw(listResponse(query, page, render, deps.cursors, context, rawArray)));
-  });
+  scope.get("/Users", async (req, reply) =>
+    reply.send(await usersPage(deps, req.scimClient, baseOf(req), req.query as Query)),
+  );
+  // RFC 7644 §3.4.3: the same query in a SearchRequest body.
+  scope.post("/Users/.search", async (req, reply) =>
+    reply.send(await usersPage(deps, req.scimClient, baseOf(req), searchQueryOf(req.body))),
+  );
 
   refuseOtherMethods(scope, "/Users", ["GET", "POST"]);
+  refuseOtherMethods(scope, "/Users/.search", ["POST"]);
   refuseOtherMethods(scope, "/Users/:id", ["GET", "PUT", "PATCH", "DELETE"]);
 }

@@ -15,6 +15,7 @@ import * as webhookExchange from "./0015-webhook-exchange.js";
 import * as requestLogKeys from "./0016-request-log-keys.js";
 import * as requestLogSegments from "./0017-request-log-segments.js";
 import * as extensionLimits from "./0018-extension-limits.js";
+import * as filterIndexes from "./0019-filter-indexes.js";
 import * as scimAuthentication from "./0023-scim-authentication.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
@@ -35,5 +36,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0016-request-log-keys": requestLogKeys,
   "0017-request-log-segments": requestLogSegments,
   "0018-extension-limits": extensionLimits,
+  "0019-filter-indexes": filterIndexes,
   "0023-scim-authentication": scimAuthentication,
 };

@@ -1,0 +1,119 @@
+import { type RawBuilder, type SqlBool, sql } from "kysely";
+import type { Db } from "../../storage/database.js";
+import { compileFilter, compileSort, type Storage } from "../search/repo-compile.js";
+import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
+import { columnsOf, type RecordRow } from "./repo-columns.js";
+import { listUsers } from "./repo-reads.js";
+import type { UserFilter, UserPage } from "./types.js";
+
+const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+
+/**
+ * Where a user's attributes live (0001-foundation, 0007, 0010): the indexed columns of `identities i`, the
+ * memberships, and the stored document `i.scim` for everything else (extension objects under their URN).
+ */
+const userStorage = (orgId: string): Storage => ({
+  id: sql`i.id`,
+  column(f) {
+    if (f.schema === ENTERPRISE && f.name === "employeeNumber") return { expr: sql`i.employee_number`, kind: "text" };
+    if (!f.core) return undefined;
+    if (f.name === "meta") {
+      if (f.sub === "created") return { expr: sql`i.created_at`, kind: "timestamptz" };
+      if (f.sub === "lastModified") return { expr: sql`i.updated_at`, kind: "timestamptz" };
+      if (f.sub === "resourceType") return { expr: sql`'User'::text`, kind: "text" };
+      return undefined;
+    }
+    if (f.sub !== undefined) return undefined;
+    if (f.name === "id") return { expr: sql`i.id`, kind: "uuid" };
+    if (f.name === "userName") return { expr: sql`i.user_name`, kind: "text" };
+    if (f.name === "externalId") return { expr: sql`i.external_id`, kind: "text" };
+    if (f.name === "active") return { expr: sql`i.active`, kind: "boolean" };
+    return undefined;
+  },
+  container: (f) => (f.core ? sql`i.scim` : sql`(i.scim -> ${f.schema}::text)`),
+  membership: (f) =>
+    f.core && f.name === "groups"
+      ? sql`select g.group_id as value from group_user_members g where g.identity_id = i.id`
+      : undefined,
+  indexHint(f, value) {
+    if (f.indexKey !== undefined) {
+      return sql<SqlBool>`i.id = any(array(select x.identity_id from identity_extension_values x
+        where x.organization_id = ${orgId} and x.attribute = ${f.indexKey} and x.value = ${value}))`;
+    }
+    // Every email value is in the identifier index, lower-cased (identifiersOf): the exact test then reads one row.
+    if (f.core && f.name === "emails" && f.sub === "value") {
+      return sql<SqlBool>`i.id = any(array(select x.identity_id from identity_identifiers x
+        where x.value = lower(${value}) and x.organization_id = ${orgId}))`;
+    }
+    return undefined;
+  },
+});
+
+const isCore = (f: FieldRef, name: string) => f.core && f.name === name && f.sub === undefined;
+
+/**
+ * The forms an IdP sends on every sync (`userName eq`, `externalId eq`, `groups.value eq`, an indexed extension
+ * attribute) keep their prepared statements of repo-reads; everything else is compiled.
+ */
+function preparedForm(filter: FilterNode | undefined): UserFilter | undefined | "compiled" {
+  if (filter === undefined) return undefined;
+  if (filter.op === "eq" && typeof filter.value === "string") {
+    if (isCore(filter.field, "userName")) return { attribute: "userName", value: filter.value };
+    if (isCore(filter.field, "externalId")) return { attribute: "externalId", value: filter.value };
+    if (filter.field.indexKey !== undefined) {
+      const value = filter.field.caseExact ? filter.value : filter.value.toLowerCase();
+      return { attribute: "extension", key: filter.field.indexKey, value };
+    }
+  }
+  const where = filter.op === "any" ? filter.where : undefined;
+  if (filter.op === "any" && isCore(filter.field, "groups") && where?.op === "eq" && typeof where.value === "string") {
+    return { attribute: "groups.value", value: where.value };
+  }
+  return "compiled";
+}
+
+/**
+ * One list page of users matching a filter, in a sort. Indexed forms are served by their indexes (the planner sees
+ * the same expressions as the indexes of 0001, 0010 and 0019); the rest is evaluated by PostgreSQL over the stored
+ * documents of the organization, bounded by statement_timeout, never by Roster. The prepared forms run on `reads`
+ * (generic plans); compiled ones on `db`, planned for their values (a generic plan cannot tell a selective
+ * `meta.lastModified gt` from a broad one).
+ */
+export async function searchUsers(
+  reads: Db,
+  db: Db,
+  orgId: string,
+  spec: SearchSpec,
+  page: UserPage,
+  groups: boolean,
+): Promise<{ rows: RecordRow[]; total?: number }> {
+  const prepared = preparedForm(spec.filter);
+  if (spec.sort === undefined && prepared !== "compiled") return listUsers(reads, orgId, prepared, page, groups);
+
+  const storage = userStorage(orgId);
+  const where: RawBuilder<SqlBool> = spec.filter === undefined ? sql`true` : compileFilter(spec.filter, storage);
+  const matching = sql`from identities as i where i.organization_id = ${orgId} and ${where}`;
+  let ids: RawBuilder<unknown>;
+  if (page.kind === "cursor") {
+    const after = page.afterId === undefined ? sql`` : sql`and i.id > ${page.afterId}::uuid`;
+    ids = sql`select i.id ${matching} ${after} order by i.id limit ${page.limit}`;
+  } else {
+    const order = spec.sort === undefined ? sql`i.id` : compileSort(spec.sort, storage);
+    ids = sql`select i.id ${matching} order by ${order} offset ${page.offset} limit ${page.limit}`;
+  }
+  const count = page.kind === "offset" ? sql`select count(*) as total ${matching}` : sql`select null::bigint as total`;
+  if (page.limit === 0) {
+    const { rows } = await sql<{ total: string }>`${count}`.execute(db);
+    return { rows: [], total: Number(rows[0]?.total ?? 0) };
+  }
+  // The page's ids in their order first (ids only, from whatever index serves the filter and sort), then the
+  // rendering columns for those rows alone; the total rides along in the same statement and snapshot.
+  const { rows } = await sql<RecordRow & { total: string | null; n: string | null }>`with c as (${count}),
+      p as (select ${columnsOf(db, "i", groups)}, u.n
+        from unnest(array(${ids})) with ordinality as u(id, n)
+        join identities as i on i.id = u.id and i.organization_id = ${orgId})
+    select p.*, c.total from c left join p on true order by p.n`.execute(db);
+  const total = rows[0]?.total;
+  const found = rows.filter((r) => r.n !== null).map(({ total: _t, n: _n, ...row }) => row as RecordRow);
+  return page.kind === "offset" ? { rows: found, total: Number(total ?? 0) } : { rows: found };
+}

@@ -1,0 +1,56 @@
+import { UnsupportedFilterError } from "../../directory/search/types.js";
+import type { ScimClient } from "../../directory/scim-clients/types.js";
+import type { ReadView, UserRecord } from "../../directory/identities/types.js";
+import type { ScimDeps } from "../deps.js";
+import { ScimError } from "../errors.js";
+import { listResponse, type PageRequest, pageRequestOf } from "../query/list-page.js";
+import { type ListQuery, parseListQuery } from "../query/list-query.js";
+import { includes, type Projection } from "../query/projection.js";
+import { rawArray, stringifyWithRaw } from "../raw-json.js";
+import { extensionLookup, registryOf } from "../schema/client-registry.js";
+import { userRenderer } from "../users/render-text.js";
+
+type Query = Record<string, unknown>;
+
+export const projectionOf = (query: ListQuery): Projection => ({
+  attributes: query.attributes,
+  excludedAttributes: query.excludedAttributes,
+});
+
+/** A filter (sort) the parser accepts but the store cannot answer is invalidFilter (invalidValue), never a list. */
+export async function answerable<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof UnsupportedFilterError) {
+      throw new ScimError(400, e.part === "sort" ? "invalidValue" : "invalidFilter", e.message);
+    }
+    throw e;
+  }
+}
+
+export const parseUsersQuery = (client: ScimClient, q: Query): ListQuery =>
+  parseListQuery("User", q, registryOf(client), extensionLookup(client.indexedAttributes));
+
+/** The users of one page of `query` as rendered JSON texts, with the total of an offset page. */
+export async function findUsers(
+  deps: ScimDeps,
+  client: ScimClient,
+  baseUrl: string,
+  query: ListQuery,
+  request: PageRequest,
+): Promise<{ rows: UserRecord[]; total?: number; render: (u: UserRecord) => string }> {
+  const projection = projectionOf(query);
+  const view: ReadView = { groups: includes("User", projection, "groups") };
+  const spec = { filter: query.filter, sort: query.sort };
+  const page = await answerable(() => deps.identities.queries.records(client.organizationId, spec, request, view));
+  return { ...page, render: userRenderer(baseUrl, projection, registryOf(client)) };
+}
+
+/** GET /Users and POST /Users/.search: one ListResponse. */
+export async function usersPage(deps: ScimDeps, client: ScimClient, baseUrl: string, q: Query): Promise<string> {
+  const query = parseUsersQuery(client, q);
+  const { request, context } = pageRequestOf("User", client.clientId, query, deps.cursors);
+  const { render, ...page } = await findUsers(deps, client, baseUrl, query, request);
+  return stringifyWithRaw(listResponse(query, page, render, deps.cursors, context, rawArray));
+}
