@@ -52,6 +52,7 @@ describe("Dockerfile and compose.yaml", () => {
   it("compose.yaml builds this directory's Dockerfile and gives Roster a PostgreSQL URL and its secrets", () => {
     const compose = read("compose.yaml");
     expect(compose).toMatch(/^\s+build: \.$/m);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's own ${…} interpolation, read literally
     expect(compose).toContain("ROSTER_DATABASE_URL: postgres://roster:${POSTGRES_PASSWORD}@postgres:5432/roster");
     expect(compose).toContain("ROSTER_SECRETS: ${ROSTER_SECRETS:?");
     // The image's health check asks the route Roster serves.

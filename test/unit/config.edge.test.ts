@@ -56,7 +56,7 @@ describe("public URL warnings", () => {
   ])("%s → %j", (url, expected) => {
     const warnings = publicUrlWarnings(url);
     expect(warnings).toHaveLength(expected.length);
-    expected.forEach((what, i) => expect(warnings[i]).toContain(what));
+    for (const [i, what] of expected.entries()) expect(warnings[i]).toContain(what);
   });
 
   it.each([
