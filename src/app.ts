@@ -1,4 +1,11 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type RouteOptions } from "fastify";
+import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+  type RouteOptions,
+} from "fastify";
 import { registerAdminApi } from "./admin/api.js";
 import { AdminTokenRepo } from "./admin/tokens/repo.js";
 import { AdminTokenService } from "./admin/tokens/service.js";
@@ -26,6 +33,8 @@ import { ScimClientService } from "./directory/scim-clients/service.js";
 import type { Clock } from "./platform/clock.js";
 import { SecretBox } from "./platform/crypto.js";
 import type { Logger } from "./platform/logger.js";
+import type { TlsMaterial } from "./platform/tls.js";
+import type { TrustProxy } from "./platform/trust-proxy.js";
 import { registerPortal } from "./portal/routes.js";
 import { clientErrorHandler, frameworkErrors, installEdge } from "./edge-errors.js";
 import { registerScim } from "./scim/index.js";
@@ -63,11 +72,24 @@ export interface AppDeps {
   readonly mappingSources?: MappingSourcePolicy;
   /** ROSTER_WEBHOOK_URL_ALLOW for the default webhooks module (a given `webhooks` brings its own); default: none. */
   readonly webhookUrlAllow?: readonly string[];
+  /** Serve HTTPS with this certificate (server.ts swaps it on SIGHUP with `app.server.setSecureContext`). */
+  readonly tls?: TlsMaterial;
+  /** ROSTER_TRUST_PROXY: whose X-Forwarded-For/-Proto/-Host are believed; default: no one's. */
+  readonly trustProxy?: TrustProxy;
+  /**
+   * No ROSTER_PUBLIC_URL behind a trusted proxy: the base of meta.location and scim_base_url is each request's own
+   * scheme and host (X-Forwarded-Proto/-Host from a trusted peer), `publicUrl()` only outside a request.
+   */
+  readonly publicUrlFromRequest?: boolean;
+  /** What `GET /health/ready` reports in `warnings` (an unreachable or plain-HTTP public URL); default: no field. */
+  readonly warnings?: () => readonly string[];
 }
 
 /** Composes the parts and registers their plugins; reads no environment and opens nothing. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
+    ...(deps.tls === undefined ? {} : { https: { cert: deps.tls.cert, key: deps.tls.key } }),
+    trustProxy: trustProxyOption(deps.trustProxy),
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_BODY_BYTES,
@@ -76,7 +98,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     frameworkErrors,
     clientErrorHandler,
-  });
+  }) as unknown as FastifyInstance;
+  const publicUrl = deps.publicUrlFromRequest === true ? requestOrigins(app, deps.publicUrl) : deps.publicUrl;
   if (deps.onRoute !== undefined) app.addHook("onRoute", deps.onRoute);
   installEdge(app, deps.logger);
   const box = new SecretBox(deps.secrets);
@@ -115,7 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
   const groups = new GroupService(deps.db, deps.clock, eventSink);
 
-  registerHealth(app, deps.db);
+  registerHealth(app, deps.db, deps.warnings);
   registerMetricsAndWriter(app, observability);
   registerPortal(app);
 
@@ -123,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     logger: deps.logger,
     adminTokenHash: deps.adminTokenHash,
-    publicUrl: deps.publicUrl,
+    publicUrl,
     adminTokens: new AdminTokenService(new AdminTokenRepo(deps.db), deps.clock),
     organizations,
     scimClients,
@@ -141,7 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerScim(app, {
     faults: DATABASE_FAULTS,
     clients: scimClients.authenticator,
-    publicUrl: deps.publicUrl,
+    publicUrl,
     logger: deps.logger,
     clock: deps.clock,
     cursors,
@@ -153,12 +176,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
-function registerHealth(app: FastifyInstance, db: Db): void {
+function registerHealth(app: FastifyInstance, db: Db, warningsOf?: () => readonly string[]): void {
   const readiness = new Readiness(db);
   app.get("/health/alive", async () => ({ status: "ok" }));
   app.get("/health/ready", async (_req, reply) => {
     const { ready, ...body } = await readiness.check();
-    return ready ? body : reply.code(503).send(body);
+    if (!ready) return reply.code(503).send(body);
+    return warningsOf === undefined ? body : { ...body, warnings: warningsOf() };
   });
 }
 
@@ -168,4 +192,42 @@ function pointsAtSelf(url: string, publicUrl: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Fastify's `trustProxy`: a mutable list, and a hop count as the function proxy-addr makes of one. */
+function trustProxyOption(
+  trust: TrustProxy | undefined,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === undefined) return false;
+  if (typeof trust === "number") return (_address, hop) => hop < trust;
+  return typeof trust === "boolean" ? trust : [...trust];
+}
+
+const SCHEME = /^https?$/;
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/**
+ * The public base URL as each request sees it: its scheme and host as Fastify reads them (the trusted proxy's
+ * X-Forwarded-Proto/-Host), kept for the request's whole async flow; `fallback()` outside a request or for a host
+ * that is not one. The store is entered in `onRequest` and entered again in `preValidation`, since reading the
+ * body continues in the socket's async context rather than the request's.
+ */
+function requestOrigins(app: FastifyInstance, fallback: () => string): () => string {
+  const origins = new AsyncLocalStorage<string>();
+  const scopes = new WeakMap<FastifyRequest, AsyncResource>();
+  app.addHook("onRequest", (req, _reply, done) => {
+    const scheme = req.protocol;
+    const host = req.host;
+    const origin = SCHEME.test(scheme) && HOST.test(host) ? `${scheme}://${host}` : fallback();
+    origins.run(origin, () => {
+      scopes.set(req, new AsyncResource("roster-request-origin"));
+      done();
+    });
+  });
+  app.addHook("preValidation", (req, _reply, done) => {
+    const scope = scopes.get(req);
+    if (scope === undefined) done();
+    else scope.runInAsyncScope(done);
+  });
+  return () => origins.getStore() ?? fallback();
 }

@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import type { LevelWithSilent } from "pino";
 import type { LogFormat } from "./platform/logger.js";
+import { parseTrustProxy, type TrustProxy } from "./platform/trust-proxy.js";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./storage/timeouts.js";
 import { parseAllowList } from "./platform/outbound/allow-list.js";
 
@@ -43,7 +44,18 @@ export interface Config {
   readonly eventRetentionDays: number;
   /** How often a webhook dispatcher renews its heartbeat; one silent for 5 intervals is taken for dead. */
   readonly webhookHeartbeatMs: number;
+  /** ROSTER_TLS_CERT and ROSTER_TLS_KEY: PEM files Roster serves HTTPS with (re-read on SIGHUP); undefined: HTTP. */
+  readonly tls: TlsFiles | undefined;
+  /** ROSTER_TRUST_PROXY: which peers' X-Forwarded-For/-Proto/-Host are believed (Fastify's `trustProxy`). */
+  readonly trustProxy: TrustProxy;
 }
+
+export interface TlsFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+export type { TrustProxy };
 
 export type { LogFormat };
 
@@ -183,6 +195,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push("ROSTER_WEBHOOK_HEARTBEAT_MS: must be an integer from 50 to 60000");
   }
 
+  const certFile = get("ROSTER_TLS_CERT");
+  const keyFile = get("ROSTER_TLS_KEY");
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    problems.push(
+      "ROSTER_TLS_CERT and ROSTER_TLS_KEY: set both (PEM certificate chain and private key files) or neither",
+    );
+  }
+  const trustProxy = parseTrustProxy(get("ROSTER_TRUST_PROXY") ?? "false");
+  if (typeof trustProxy === "string") problems.push(`ROSTER_TRUST_PROXY: ${trustProxy}`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host,
@@ -206,6 +228,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhookUrlAllow: webhookAllow.entries,
     webhookHeartbeatMs: heartbeat ?? 1000,
     eventRetentionDays: eventRetention ?? 30,
+    tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
+    trustProxy: typeof trustProxy === "string" ? false : trustProxy,
   };
 }
 
@@ -247,6 +271,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
       config.webhookUrlAllow.length > 0 ? config.webhookUrlAllow.join(",") : "(unset: public addresses only)",
     webhookHeartbeatMs: config.webhookHeartbeatMs,
     eventRetentionDays: config.eventRetentionDays,
+    tls: config.tls === undefined ? "off (HTTP)" : `${config.tls.certFile} + ${config.tls.keyFile}`,
+    trustProxy: Array.isArray(config.trustProxy) ? config.trustProxy.join(",") : config.trustProxy,
   };
 }
 

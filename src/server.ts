@@ -1,4 +1,5 @@
 import "dotenv/config";
+import type { Server as TlsServer } from "node:tls";
 import { buildApp } from "./app.js";
 import { type Config, ConfigError, describeConfig, loadConfig } from "./config.js";
 import { systemClock } from "./platform/clock.js";
@@ -10,6 +11,9 @@ import type { Db } from "./storage/database.js";
 import { openStorage, type Storage } from "./storage/open.js";
 import { getSetting, putSettingIfAbsent } from "./storage/settings.js";
 import { resolveSecrets } from "./platform/secrets.js";
+import { publicUrlWarnings } from "./platform/public-url.js";
+import { demotableLogger } from "./platform/quiet-logger.js";
+import { readTls, type TlsMaterial } from "./platform/tls.js";
 import { createWebhooks } from "./webhooks/index.js";
 import { resealWebhookSecrets } from "./directory/scim-clients/reseal.js";
 import { ScimClientRepo } from "./directory/scim-clients/repo.js";
@@ -31,10 +35,21 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, { format: config.logFormat });
   logger.info({ config: describeConfig(config) }, "starting Roster");
+  let tls: TlsMaterial | undefined;
+  if (config.tls !== undefined) {
+    try {
+      tls = await readTls(config.tls);
+    } catch (e) {
+      process.stderr.write(`roster: ROSTER_TLS_CERT/ROSTER_TLS_KEY: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(2);
+    }
+  }
+  // The database and the dispatcher log through this one: see shutdown below.
+  const quiet = demotableLogger(logger);
 
   // Before any request or statement: spans need the provider registered.
   const tracing = config.tracing ? startTracing() : undefined;
-  const storage = await openStorage(config, logger, {
+  const storage = await openStorage(config, quiet.logger, {
     // Never a half-alive server: without its database Roster exits, and its supervisor (or the operator) restarts it.
     onEmbeddedGone: (e) => {
       logger.fatal({ err: e.message }, "embedded PostgreSQL is gone and could not be restarted; exiting");
@@ -43,7 +58,7 @@ async function main(): Promise<void> {
     },
   });
   try {
-    await serve(config, logger, storage, startedAt, tracing);
+    await serve(config, { logger, quiet }, storage, { startedAt, tls }, tracing);
   } catch (e) {
     // Never leave an embedded PostgreSQL behind when start-up fails half-way.
     await storage.close().catch(() => {});
@@ -53,15 +68,21 @@ async function main(): Promise<void> {
 
 async function serve(
   config: Config,
-  logger: Logger,
+  loggers: { logger: Logger; quiet: ReturnType<typeof demotableLogger> },
   storage: Storage,
-  startedAt: number,
+  start: { startedAt: number; tls: TlsMaterial | undefined },
   tracing: Tracing | undefined,
 ): Promise<void> {
+  const { logger, quiet } = loggers;
+  const { startedAt, tls } = start;
+  const scheme = tls === undefined ? "http" : "https";
   const inMemory = config.database.kind === "embedded" && !config.database.persistent;
   const secrets = await resolveSecrets(config.secrets, inMemory ? "memory" : { dataDir: config.dataDir });
   const admin = await adminTokenHash(storage.db, config.adminToken);
-  let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+  let publicUrl = config.publicUrl ?? `${scheme}://${config.host}:${config.port}`;
+  // Behind a trusted proxy without ROSTER_PUBLIC_URL, each request's forwarded scheme and host make the base URL.
+  const publicUrlFromRequest = config.publicUrl === undefined && config.trustProxy !== false;
+  let warnings: readonly string[] = [];
   const observability = createObservability({
     db: storage.db,
     writerDb: storage.bookkeeping,
@@ -75,7 +96,7 @@ async function serve(
     db: storage.db,
     bookkeepingDb: storage.bookkeeping,
     clock: systemClock,
-    logger,
+    logger: quiet.logger,
     box: new SecretBox(secrets),
     timeoutMs: config.webhookTimeoutMs,
     retentionDays: config.webhookLogRetentionDays,
@@ -96,6 +117,10 @@ async function serve(
     webhooks,
     observability,
     mappingSources: { dir: config.mappingDir, urlAllow: config.mappingUrlAllow },
+    ...(tls === undefined ? {} : { tls }),
+    trustProxy: config.trustProxy,
+    publicUrlFromRequest,
+    warnings: () => warnings,
   });
 
   let closing = false;
@@ -103,6 +128,8 @@ async function serve(
     if (closing) return;
     closing = true;
     storage.prepareToStop();
+    // Ctrl-C reaches the embedded PostgreSQL in the same instant: its connections breaking now is the expected end.
+    if (storage.engine === "embedded") quiet.demoteWarnings();
     logger.info({ signal }, "shutting down: no new requests, finishing in-flight ones");
     try {
       await app.close();
@@ -111,7 +138,7 @@ async function serve(
       await storage.close();
       const traceError = await tracing?.shutdown();
       if (traceError !== undefined) logger.warn({ err: traceError }, "the last traces could not be exported");
-      logger.info("stopped");
+      logger.debug("stopped");
       process.exit(0);
     } catch (e) {
       logger.error({ err: e }, "unclean shutdown");
@@ -121,19 +148,46 @@ async function serve(
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
   watchParent(() => void shutdown("parent exited"));
+  if (config.tls !== undefined) {
+    const files = config.tls;
+    // SIGHUP: the renewed certificate for new handshakes; open connections keep theirs and are not dropped.
+    process.on("SIGHUP", () => {
+      readTls(files).then(
+        (renewed) => {
+          (app.server as unknown as TlsServer).setSecureContext(renewed);
+          logger.info({ cert: files.certFile }, "TLS certificate reloaded");
+        },
+        (e: unknown) =>
+          logger.error(
+            { err: e instanceof Error ? e.message : String(e), cert: files.certFile },
+            "TLS certificate reload failed; still serving the previous one",
+          ),
+      );
+    });
+  }
 
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  if (config.publicUrl === undefined) publicUrl = `http://${host}:${port}`;
+  if (config.publicUrl === undefined) publicUrl = `${scheme}://${host}:${port}`;
+  warnings = publicUrlFromRequest ? [] : publicUrlWarnings(publicUrl);
+  if (warnings.length > 0) {
+    logger.warn(
+      { warnings, publicUrl },
+      "an IdP cannot use the SCIM base URL Roster hands out (set ROSTER_PUBLIC_URL)",
+    );
+  }
   webhooks.dispatcher.start();
   // ROSTER_SECRETS rotation: values sealed with an older key move to the first key, in the background.
   resealWebhookSecrets(new ScimClientRepo(storage.db), new SecretBox(secrets), logger).catch((e: unknown) =>
     logger.error({ err: e }, "re-encrypting webhook secrets failed; it is retried at the next start"),
   );
-  logger.info({ url: `http://${host}:${port}`, engine: storage.engine, ms: Date.now() - startedAt }, "Roster ready");
-  printWelcome(logger, publicUrl, admin.generated);
+  logger.info(
+    { url: `${scheme}://${host}:${port}`, engine: storage.engine, ms: Date.now() - startedAt },
+    "Roster ready",
+  );
+  printWelcome(logger, publicUrl, admin.generated, warnings);
 }
 
 /**
@@ -158,7 +212,12 @@ async function adminTokenHash(db: Db, configured: string | undefined): Promise<{
   return verifySecret(token, won) ? { hash: won, generated: token } : { hash: won };
 }
 
-function printWelcome(logger: Logger, publicUrl: string, generatedToken: string | undefined): void {
+function printWelcome(
+  logger: Logger,
+  publicUrl: string,
+  generatedToken: string | undefined,
+  warnings: readonly string[],
+): void {
   const token = generatedToken ?? "$ROSTER_ADMIN_TOKEN";
   const lines = [
     "",
@@ -176,6 +235,7 @@ function printWelcome(logger: Logger, publicUrl: string, generatedToken: string 
     `    curl -s -H "Authorization: Bearer ${token}" -H 'content-type: application/json' \\`,
     `      -d '{"organization_id":"<id>"}' ${publicUrl}/v2alpha1/admin/scimClients`,
     "",
+    ...(warnings.length === 0 ? [] : ["  Before you connect an IdP:", ...warnings.map((w) => `  ! ${w}`), ""]),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   logger.debug("welcome printed");

@@ -66,6 +66,16 @@ export function installAdminPlumbing(
     }
   });
 
+  // An empty body under a JSON content type is no body (what many HTTP clients send on a DELETE or an action that
+  // takes none); a route that needs one says so in its validator.
+  const parseJson = scope.getDefaultJsonParser("error", "error");
+  scope.removeContentTypeParser("application/json");
+  scope.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+    const text = body.toString();
+    if (text.trim() === "") done(null, null);
+    else parseJson(req, text, done);
+  });
+
   // One pass over the parsed body instead of a check in every field reader.
   scope.addHook("preValidation", async (req) => {
     const problem = findUnstorable(req.body, MAX_ADMIN_JSON_DEPTH);

@@ -115,8 +115,9 @@ export const adminValidatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ s
   if (httpPart !== "body") return validate;
   const { "x-optional-body": optional, "x-wrapper": wrapper } = schema as BodyAnnotations;
   return (data: unknown) => {
-    // Fastify hands an absent body over as null.
+    // Fastify hands an absent body over as null (and the admin scope's JSON parser an empty one).
     if (data === null && optional === true) return true;
+    if (data === null || data === undefined) return { error: invalidArgument("request body is empty") };
     if (validate(data)) return true;
     return { error: refusal(validate.errors ?? [], wrapper) };
   };

@@ -39,10 +39,14 @@ const MAX_FIELDS = 64;
  * the answer is sent, so that whoever sees the change succeed can find it in the audit trail.
  */
 export function installAdminObservability(scope: FastifyInstance, deps: AdminObservabilityDeps): void {
+  // A create's target is known from its answer only: onSend keeps it for the log line written in onResponse.
+  const targets = new WeakMap<FastifyRequest, string>();
   scope.addHook("onSend", async (req, reply, payload) => {
     if (!WRITES.has(req.method) || reply.statusCode >= 300) return payload;
     const operation = adminOperation(req.method, req.routeOptions.url);
     const verb = operation.slice(operation.lastIndexOf(".") + 1);
+    const target = targetOf(req, payload);
+    targets.set(req, target);
     if (READ_ONLY_VERBS.has(verb)) return payload;
     const actor = actorOf(req);
     const now = deps.clock.now();
@@ -53,7 +57,7 @@ export function installAdminObservability(scope: FastifyInstance, deps: AdminObs
         actor_id: actor.id,
         actor_name: actor.name,
         action: operation,
-        target: targetOf(req, payload),
+        target,
         changed_fields: changedFields(req),
         status: reply.statusCode,
       });
@@ -73,7 +77,9 @@ export function installAdminObservability(scope: FastifyInstance, deps: AdminObs
           path: pathOf(req.url),
           status: reply.statusCode,
           operation,
+          target: targets.get(req) ?? targetOf(req, undefined),
           actor: actorOf(req).id,
+          ip: req.ip,
           ms: Math.round(ms * 100) / 100,
         },
         reply.statusCode < 400 ? "admin change" : "admin change refused",

@@ -54,12 +54,12 @@ function observe(req: FastifyRequest, reply: FastifyReply, deps: ScimObservabili
   if (status >= 400) {
     const scimType = scimTypeOf(req.observedPayload);
     deps.logger.info(
-      { method: req.method, path: pathOf(req.url), status, scimType, clientId, operation, ms: round(ms) },
+      { method: req.method, path: pathOf(req.url), status, scimType, clientId, operation, ms: round(ms), ip: req.ip },
       "SCIM request failed",
     );
   } else if (deps.logger.isLevelEnabled("debug")) {
     deps.logger.debug(
-      { method: req.method, path: pathOf(req.url), status, clientId, operation, ms: round(ms) },
+      { method: req.method, path: pathOf(req.url), status, clientId, operation, ms: round(ms), ip: req.ip },
       "SCIM request",
     );
   }

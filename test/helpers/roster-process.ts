@@ -28,12 +28,16 @@ const ROOT = join(import.meta.dirname, "../..");
  * Spawns Roster with the given ROSTER_* variables (the test admin token and ROSTER_SECRETS unless given) and waits
  * until it announces its URL; rejects with its output if it exits first or takes longer than `timeoutMs`.
  */
-export async function spawnRoster(env: Record<string, string>, timeoutMs = 60_000): Promise<RosterProcess> {
-  const started = startRoster(env);
+export async function spawnRoster(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  options: SpawnOptions = {},
+): Promise<RosterProcess> {
+  const started = startRoster(env, options);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Roster did not start:\n${started.output.join("\n")}`)), timeoutMs);
     started.onLine = (line) => {
-      const found = /Roster is running at (http:\/\/\S+)/.exec(line)?.[1];
+      const found = /Roster is running at (https?:\/\/\S+)/.exec(line)?.[1];
       if (found !== undefined) {
         clearTimeout(timer);
         resolve(found);
@@ -50,8 +54,19 @@ export async function spawnRoster(env: Record<string, string>, timeoutMs = 60_00
   return { ...started, url };
 }
 
+export interface SpawnOptions {
+  /**
+   * Its own process group (pid = group id), as a terminal's foreground job is: `process.kill(-pid, "SIGINT")` is
+   * then Ctrl-C, reaching Roster and the embedded PostgreSQL it started at once.
+   */
+  readonly processGroup?: boolean;
+}
+
 /** Spawns Roster and returns at once (for a start that is expected to fail). */
-export function startRoster(env: Record<string, string>): Omit<RosterProcess, "url"> & {
+export function startRoster(
+  env: Record<string, string>,
+  options: SpawnOptions = {},
+): Omit<RosterProcess, "url"> & {
   onLine: (line: string) => void;
 } {
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
@@ -68,6 +83,7 @@ export function startRoster(env: Record<string, string>): Omit<RosterProcess, "u
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.processGroup === true,
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error("Roster did not spawn");

@@ -130,6 +130,9 @@ it("logs a failed SCIM request and an admin change at info, a successful SCIM re
     expect(lines.some((l) => l.msg === "SCIM request")).toBe(false);
     const changes = lines.filter((l) => l.msg === "admin change");
     expect(changes.map((l) => l.operation)).toEqual(["organizations.create", "scimClients.create"]);
+    // A create names what it created; the client's address is there too.
+    expect(changes.map((l) => l.target)).toEqual([`organizations/${c.organizationId}`, `scimClients/${c.clientId}`]);
+    expect(changes.map((l) => l.ip)).toEqual(["127.0.0.1", "127.0.0.1"]);
   } finally {
     await app.close();
   }

@@ -110,6 +110,9 @@ describe("admin portal in Chromium", () => {
     expect(baseUrl).toMatch(new RegExp(`^${origin}/scim/[^/]+/v2$`));
     expect(secret.length).toBeGreaterThan(20);
     expect(page.url()).not.toContain(secret);
+    // The app listens on plain HTTP on loopback: the guide says an IdP cannot use that URL, and what to set.
+    const notice = page.getByRole("alert").filter({ hasText: "cannot use this SCIM base URL" });
+    expect(await notice.textContent()).toMatch(/loopback.*plain HTTP.*ROSTER_PUBLIC_URL/s);
     await check(page, "connection-setup-okta");
 
     // Okta's Basic Auth: the guide offers it, the connection accepts it once asked, and the values it shows work.

@@ -33,6 +33,7 @@ export function SetupGuide({ conn, onChanged }: { conn: Connection; onChanged: (
   return (
     <>
       <h2>Set up {guide.name}</h2>
+      <BaseUrlNotice url={conn.scim_base_url} />
       <SelectField
         label="Identity provider"
         value={idp}
@@ -239,6 +240,45 @@ function RotateSecret({ conn, onNew }: { conn: Connection; onNew: (secret: strin
           )}
         </Confirm>
       ) : null}
+    </div>
+  );
+}
+
+/** What keeps an IdP from using this SCIM base URL (a loopback host, plain HTTP), and what the operator sets. */
+export function baseUrlProblems(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const host = parsed.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const loopback =
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    /^127\./.test(host) ||
+    host === "0.0.0.0" ||
+    host === "::1" ||
+    host === "::";
+  const problems: string[] = [];
+  if (loopback) problems.push("it is a loopback address, which no identity provider outside this machine can reach");
+  if (parsed.protocol === "http:") problems.push("it is plain HTTP, and Okta and Entra accept only HTTPS");
+  return problems;
+}
+
+function BaseUrlNotice({ url }: { url: string }) {
+  const problems = baseUrlProblems(url);
+  if (problems.length === 0) return null;
+  return (
+    <div class="warning" role="alert">
+      <p>
+        <strong>An identity provider cannot use this SCIM base URL yet:</strong> {problems.join("; ")}.
+      </p>
+      <p class="hint">
+        Whoever runs Roster sets <code>ROSTER_PUBLIC_URL</code> to the <code>https://</code> address the identity
+        provider reaches, and serves HTTPS there: with <code>ROSTER_TLS_CERT</code> and <code>ROSTER_TLS_KEY</code>, or
+        behind a TLS reverse proxy (<code>ROSTER_TRUST_PROXY</code>). See docs/deploying.md.
+      </p>
     </div>
   );
 }

@@ -1,0 +1,27 @@
+import type { Logger } from "./logger.js";
+
+/**
+ * A logger whose warnings can be turned into debug lines from some moment on, children made earlier included:
+ * during a shutdown that stops the embedded PostgreSQL (which Ctrl-C reaches at the same instant as Roster), a
+ * connection breaking or a last write failing is the expected end, not something for the operator to act on.
+ */
+export function demotableLogger(logger: Logger): { readonly logger: Logger; demoteWarnings(): void } {
+  let demoted = false;
+  const wrap = (target: Logger): Logger =>
+    new Proxy(target, {
+      get(t, prop) {
+        if (prop === "warn") return demoted ? t.debug.bind(t) : t.warn.bind(t);
+        if (prop === "child") {
+          return (bindings: Record<string, unknown>) => wrap(t.child(bindings) as unknown as Logger);
+        }
+        const value: unknown = Reflect.get(t, prop, t);
+        return typeof value === "function" ? value.bind(t) : value;
+      },
+    });
+  return {
+    logger: wrap(logger),
+    demoteWarnings: () => {
+      demoted = true;
+    },
+  };
+}
