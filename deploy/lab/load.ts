@@ -90,6 +90,8 @@ export function contentKey(event: string, data: Record<string, unknown>): string
 
 export class Load {
   readonly writes: WriteRecord[] = [];
+  /** Every answer that was not a 2xx, reads included: when it was asked, when it was answered, and what. */
+  readonly failures: { start: number; end: number; status: string }[] = [];
   readonly answers = new Map<string, Map<string, number>>();
   readonly users: TrackedUser[] = [];
   readonly groups: TrackedGroup[] = [];
@@ -129,6 +131,14 @@ export class Load {
   }
 
   async #call(method: string, path: string, body?: unknown): Promise<{ status: string; json?: unknown }> {
+    const start = Date.now();
+    const answer = await this.#send(method, path, body);
+    const code = Number(answer.status);
+    if (!(code >= 200 && code < 300)) this.failures.push({ start, end: Date.now(), status: answer.status });
+    return answer;
+  }
+
+  async #send(method: string, path: string, body?: unknown): Promise<{ status: string; json?: unknown }> {
     try {
       const res = await fetch(`${this.scim}${path}`, {
         method,

@@ -11,6 +11,8 @@
 #                                                (Ctrl-C tears it down)
 #   LAB_REPORT=/path/report.md bash deploy/lab/run.sh   also copy the report there
 #   LAB_SCENARIOS=failover,all-instances,failback       which scenarios, in this order (default: all three)
+#   LAB_SYNC_STRICT=false bash deploy/lab/run.sh         without synchronous_mode_strict (for comparison)
+#   LAB_PHASE_SECONDS, LAB_WORKERS, LAB_WAIT_SECONDS     the load's phases (12 s), writers (6), bound on each wait (180 s)
 #
 # The report (docs/scaling.md shows one) is written by the exit trap whatever happens, to $LAB_DIR-logs/report.md
 # beside the logs, and to LAB_REPORT when set.
@@ -32,6 +34,8 @@ PG_BIN=/usr/lib/postgresql/15/bin
 # answered (503, Retry-After) after about QUERY_WAIT_TIMEOUT seconds, never after a longer Roster-side wait.
 QUERY_WAIT_TIMEOUT=2
 ROSTER_CONNECT_TIMEOUT_MS=3000
+# LAB_SYNC_STRICT=false runs the pair without synchronous_mode_strict, to measure what strict mode costs.
+SYNC_STRICT=${LAB_SYNC_STRICT:-true}
 
 log() { printf '[lab %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 step="start"
@@ -137,7 +141,7 @@ bootstrap:
     # A commit is acknowledged only once a synchronous standby has it, and with strict mode also when there is no
     # standby at all: then writes wait (docs/scaling.md measures for how long, while the old primary rejoins).
     synchronous_mode: true
-    synchronous_mode_strict: true
+    synchronous_mode_strict: $SYNC_STRICT
     postgresql:
       use_pg_rewind: true
       parameters:
@@ -272,7 +276,7 @@ wait_for "load balancer" 30 curl -sf "http://127.0.0.1:$ROSTER_LB/health/ready"
 
 step="the scenarios"
 log "scenarios"
-export ROSTER_LB ADMIN_TOKEN PG_FRONT API1 API2 PG1 PG2 BOUNCER QUERY_WAIT_TIMEOUT ROSTER_CONNECT_TIMEOUT_MS
+export ROSTER_LB ADMIN_TOKEN PG_FRONT API1 API2 PG1 PG2 BOUNCER QUERY_WAIT_TIMEOUT ROSTER_CONNECT_TIMEOUT_MS SYNC_STRICT
 export LAB_ROSTER_PORTS="${ROSTERS[*]}" LAB_ROOT="$ROOT"
 node --import tsx deploy/lab/scenario.ts &
 scenario_pid=$!
