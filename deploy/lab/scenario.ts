@@ -78,6 +78,14 @@ async function until(test: () => Promise<boolean> | boolean, limit = WAIT_MS): P
 }
 
 const pidOf = (name: string): number => Number(readFileSync(`${LAB}/${name}.pid`, "utf8").trim());
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function kill(pid: number): void {
   try {
     process.kill(pid, "SIGKILL");
@@ -255,7 +263,9 @@ async function runScenario(
   const feed = await readFeed(LB, ADMIN_TOKEN, org.id);
   const deliveries = receiver.deliveries(path);
   const verdict = judge(load, db, feed, deliveries);
-  const ok = verdict.ok && aborted === undefined;
+  // Every instance the scenario did not kill must still be the process it was: none may have ended on its own.
+  const died = ROSTER_PORTS.map((_, i) => i + 1).filter((i) => !alive(pidOf(`roster-${i}`)));
+  const ok = verdict.ok && aborted === undefined && died.length === 0;
 
   const lines: string[] = [`### Scenario "${name}": ${title}`, ""];
   lines.push("| phase | answers |", "|---|---|");
@@ -310,6 +320,9 @@ async function runScenario(
     );
   });
   lines.push(`- cursor pages: ${load.cursorPages}; refused cursors: ${load.cursorErrors}`);
+  lines.push(
+    `- Roster instances that ended without being killed: ${died.length === 0 ? "none" : `**${died.join(", ")}**`}`,
+  );
   if (aborted !== undefined) lines.push(`- **the scenario did not finish**: ${aborted}`);
   for (const l of verdict.lostWrites.slice(0, 5)) lines.push(`  - lost: ${l}`);
   for (const k of verdict.feedMissing.slice(0, 5)) lines.push(`  - not in the feed: ${k}`);
