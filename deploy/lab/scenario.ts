@@ -312,8 +312,9 @@ async function runScenario(
     if (fault.recoveredAt === undefined) return;
     const firstOk = ctx.load.writes.find((r) => r.ok && r.start >= fault.at);
     const from = firstOk?.end ?? fault.recoveredAt;
-    // Up to the next fault at most: what that one delays is its own figure.
-    const to = Math.min(from + 20_000, ctx.faults[i + 1]?.at ?? stopped);
+    // Ending 5 s before the next fault at most: what that one delays is its own figure.
+    const next = ctx.faults[i + 1]?.at;
+    const to = Math.min(from + 20_000, next === undefined ? stopped : next - 5_000);
     const after = latencyFigures(verdict.latencies, from, to);
     lines.push(
       `- events committed in the ${secs(to - from)} after the first write succeeded again ("${fault.label}"): ${after.n}, delivered within median ${secs(after.p50)}, max **${secs(after.max)}**`,
