@@ -77,14 +77,17 @@ teardown() {
   local status=$?
   trap - EXIT
   trap 'exit 130' INT TERM
-  [ -n "$watchdog" ] && kill "$watchdog" 2>/dev/null
+  # The watchdog and its sleep.
+  [ -n "$watchdog" ] && pkill -P "$watchdog" 2>/dev/null; [ -n "$watchdog" ] && kill "$watchdog" 2>/dev/null
   [ -n "$scenario_pid" ] && kill "$scenario_pid" 2>/dev/null
   write_report "$status"
   if [ "${LAB_KEEP:-0}" = 1 ] && [ -d "$LAB" ]; then
     log "LAB_KEEP=1: the lab keeps running (exit status $status); Ctrl-C tears it down"
     trap 'true' INT TERM
     sleep infinity &
-    wait $! || true
+    local keep=$!
+    wait "$keep" || true
+    kill "$keep" 2>/dev/null
     trap - INT TERM
   fi
   log "tearing down"
