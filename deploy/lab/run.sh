@@ -75,11 +75,13 @@ kill_pidfiles() { # signal
 }
 teardown() {
   local status=$?
+  # Nothing in the teardown may end it early: errexit is off from here on.
+  set +e
   trap - EXIT
   trap 'exit 130' INT TERM
-  # The watchdog and its sleep.
-  [ -n "$watchdog" ] && pkill -P "$watchdog" 2>/dev/null; [ -n "$watchdog" ] && kill "$watchdog" 2>/dev/null
-  [ -n "$scenario_pid" ] && kill "$scenario_pid" 2>/dev/null
+  # The watchdog only (its sleep, orphaned, ends by itself and does nothing).
+  if [ -n "$watchdog" ]; then kill "$watchdog" 2>/dev/null; fi
+  if [ -n "$scenario_pid" ]; then kill "$scenario_pid" 2>/dev/null; fi
   write_report "$status"
   if [ "${LAB_KEEP:-0}" = 1 ] && [ -d "$LAB" ]; then
     log "LAB_KEEP=1: the lab keeps running (exit status $status); Ctrl-C tears it down"
