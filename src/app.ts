@@ -77,7 +77,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installEdge(app, deps.logger);
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(new OrganizationRepo(deps.db), deps.clock);
-  const scimClients = new ScimClientService(new ScimClientRepo(deps.db), deps.clock, box);
   const observability =
     deps.observability ?? createObservability({ db: deps.db, clock: deps.clock, logger: deps.logger });
   const webhooks =
@@ -93,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const eventSink = afterCommit(deps.eventSink ?? webhooks.sink, (batch) => {
     if (batch.webhook) webhooks.dispatcher.wake();
   });
+  const scimClients = new ScimClientService(new ScimClientRepo(deps.db), deps.clock, box, eventSink);
   const cursors = new CursorCodec(deps.secrets, deps.clock);
   const tokens = new AccessTokenCodec(deps.secrets, deps.clock);
   const sources = new MappingSources(deps.mappingSources ?? NO_MAPPING_SOURCES);

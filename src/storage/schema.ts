@@ -37,6 +37,7 @@ export interface Database {
   scim_request_log_segments: ScimRequestLogSegmentsTable;
   scim_request_counts: ScimRequestCountsTable;
   admin_audit_log: AdminAuditLogTable;
+  setup_links: SetupLinksTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -79,6 +80,20 @@ export interface ScimClientsTable {
   auth_methods: ColumnType<string[], string[] | undefined, string[]>;
   /** Whether its ServiceProviderConfig carries the RFC 9865 pagination block (0023). */
   spc_pagination: Generated<boolean>;
+  /** When it first answered a SCIM request with success (0024); null until then. */
+  activated_time: Date | null;
+}
+
+export interface SetupLinksTable {
+  id: string;
+  organization_id: string;
+  token_digest: string;
+  intent: string;
+  return_url: string | null;
+  create_time: Date;
+  expire_time: Date;
+  revoke_time: Date | null;
+  first_open_time: Date | null;
 }
 
 export interface InstanceSettingsTable {

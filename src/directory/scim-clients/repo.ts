@@ -2,6 +2,8 @@ import { type Selectable, sql } from "kysely";
 import type { Db } from "../../storage/database.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
 import type { ScimClientsTable } from "../../storage/schema.js";
+import type { OutboxBatch } from "../events.js";
+import { writeEvents } from "../events-repo.js";
 import { reindexDeclared } from "../extension-index-repo.js";
 import type { ScimClientRefusal } from "./errors.js";
 import { indexedAttributesOf, storedExtensions } from "./extensions.js";
@@ -20,34 +22,43 @@ export class ScimClientRepo {
     this.#db = db;
   }
 
-  async insert(row: NewScimClientRow): Promise<ScimClient | ScimClientRefusal> {
+  /** Inserts the client and writes the events `eventsOf` makes of it, in one transaction. */
+  async insert(
+    row: NewScimClientRow,
+    eventsOf: (client: ScimClient) => OutboxBatch,
+  ): Promise<{ client: ScimClient; batch: OutboxBatch } | ScimClientRefusal> {
     try {
-      const stored = await this.#db
-        .insertInto("scim_clients")
-        .values({
-          client_id: row.clientId,
-          organization_id: row.organizationId,
-          name: row.name,
-          secret_hash: row.secretHash,
-          auto_link: row.autoLink,
-          mapping: row.mapping,
-          tenant: row.tenant,
-          product: row.product,
-          webhook_url: row.webhookUrl,
-          webhook_secret_sealed: row.webhookSecretSealed,
-          log_webhook_events: row.logWebhookEvents,
-          request_log: row.requestLog,
-          extensions: JSON.stringify(row.extensions),
-          unknown_extensions: row.unknownExtensions,
-          webhook_retry: row.webhookRetry,
-          auth_methods: [...row.authMethods],
-          spc_pagination: row.spcPagination,
-          create_time: row.now,
-          update_time: row.now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toScimClient(stored);
+      return await this.#db.transaction().execute(async (trx) => {
+        const stored = await trx
+          .insertInto("scim_clients")
+          .values({
+            client_id: row.clientId,
+            organization_id: row.organizationId,
+            name: row.name,
+            secret_hash: row.secretHash,
+            auto_link: row.autoLink,
+            mapping: row.mapping,
+            tenant: row.tenant,
+            product: row.product,
+            webhook_url: row.webhookUrl,
+            webhook_secret_sealed: row.webhookSecretSealed,
+            log_webhook_events: row.logWebhookEvents,
+            request_log: row.requestLog,
+            extensions: JSON.stringify(row.extensions),
+            unknown_extensions: row.unknownExtensions,
+            webhook_retry: row.webhookRetry,
+            auth_methods: [...row.authMethods],
+            spc_pagination: row.spcPagination,
+            create_time: row.now,
+            update_time: row.now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const client = toScimClient(stored);
+        const batch = eventsOf(client);
+        await writeEvents(trx, batch);
+        return { client, batch };
+      });
     } catch (e) {
       if (isUniqueViolation(e, "scim_clients_pkey")) return "client_exists";
       if (isForeignKeyViolation(e, "scim_clients_organization_fkey")) return "organization_missing";
@@ -135,9 +146,39 @@ export class ScimClientRepo {
       .execute();
   }
 
-  async delete(clientId: string): Promise<boolean> {
-    const r = await this.#db.deleteFrom("scim_clients").where("client_id", "=", clientId).executeTakeFirst();
-    return r.numDeletedRows > 0n;
+  /** Deletes the client and writes the events `eventsOf` makes of it (feed only), in one transaction. */
+  async delete(clientId: string, eventsOf: (client: ScimClient) => OutboxBatch): Promise<OutboxBatch | undefined> {
+    return this.#db.transaction().execute(async (trx) => {
+      const row = await trx
+        .deleteFrom("scim_clients")
+        .where("client_id", "=", clientId)
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const batch = eventsOf(toScimClient(row));
+      await writeEvents(trx, batch);
+      return batch;
+    });
+  }
+
+  /**
+   * Marks the client active at its first successful SCIM request and writes the events `eventsOf` makes of it, in one
+   * transaction; undefined when it was already active (another request, another instance, came first).
+   */
+  async activate(clientId: string, now: Date, eventsOf: (client: ScimClient) => OutboxBatch) {
+    return this.#db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable("scim_clients")
+        .set({ activated_time: now })
+        .where("client_id", "=", clientId)
+        .where("activated_time", "is", null)
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const batch = eventsOf(toScimClient(row));
+      await writeEvents(trx, batch);
+      return batch;
+    });
   }
 
   /** Webhook secrets not sealed with `currentPrefix`, in client_id order after `after`. */
@@ -222,5 +263,6 @@ export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
     previousSecretLastUsedTime: row.previous_secret_last_used_time,
     authMethods: AUTH_METHODS.filter((m) => row.auth_methods.includes(m)),
     spcPagination: row.spc_pagination,
+    activatedTime: row.activated_time,
   };
 };

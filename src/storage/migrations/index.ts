@@ -15,6 +15,7 @@ import * as webhookExchange from "./0015-webhook-exchange.js";
 import * as requestLogKeys from "./0016-request-log-keys.js";
 import * as requestLogSegments from "./0017-request-log-segments.js";
 import * as scimAuthentication from "./0023-scim-authentication.js";
+import * as setupLinks from "./0024-setup-links.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0016-request-log-keys": requestLogKeys,
   "0017-request-log-segments": requestLogSegments,
   "0023-scim-authentication": scimAuthentication,
+  "0024-setup-links": setupLinks,
 };
