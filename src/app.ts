@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type RouteOptions } from "fastify";
 import { registerAdminApi } from "./admin/api.js";
+import { SetupSessionCodec } from "./admin/setup-links/session.js";
 import { AdminTokenRepo } from "./admin/tokens/repo.js";
 import { AdminTokenService } from "./admin/tokens/service.js";
 import { ApiKeyRepo } from "./apikeys/repo.js";
@@ -23,6 +24,8 @@ import {
 } from "./observability/index.js";
 import { ScimClientRepo } from "./directory/scim-clients/repo.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
+import { SetupLinkRepo } from "./directory/setup-links/repo.js";
+import { SetupLinkService } from "./directory/setup-links/service.js";
 import type { Clock } from "./platform/clock.js";
 import { SecretBox } from "./platform/crypto.js";
 import type { Logger } from "./platform/logger.js";
@@ -126,6 +129,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webhooks,
     observability,
     faults: DATABASE_FAULTS,
+    setupLinks: new SetupLinkService(new SetupLinkRepo(deps.db), deps.clock),
+    setupSessions: new SetupSessionCodec(deps.secrets, deps.clock),
     queueTestEvent: (client) => queueTestEvent(deps.db, client, deps.clock.now()),
   });
 

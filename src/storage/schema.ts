@@ -80,7 +80,6 @@ export interface ScimClientsTable {
   auth_methods: ColumnType<string[], string[] | undefined, string[]>;
   /** Whether its ServiceProviderConfig carries the RFC 9865 pagination block (0023). */
   spc_pagination: Generated<boolean>;
-  /** When it first answered a SCIM request with success (0024); null until then. */
   activated_time: Date | null;
 }
 

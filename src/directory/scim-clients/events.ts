@@ -26,5 +26,8 @@ export function connectionEvent(
   };
 }
 
-/** A deleted connection has no webhook left to sign with: its last event goes to the feed only. */
+/**
+ * Connection events go to the events feed only (docs/events.md): a connection's webhook carries the changes of its
+ * directory, and a deleted connection has no webhook left to sign with.
+ */
 export const withoutWebhook = (client: ScimClient): ScimClient => ({ ...client, webhookUrl: null });

@@ -83,7 +83,8 @@ export class ScimClientService {
         spcPagination: input.spcPagination ?? true,
         now: this.#clock.now(),
       },
-      (client) => this.#events.batch(client, [connectionEvent("connection.created", client, "inactive")]),
+      (client) =>
+        this.#events.batch(withoutWebhook(client), [connectionEvent("connection.created", client, "inactive")]),
     );
     if (typeof stored === "string") return { ok: false, reason: stored };
     this.#events.committed(stored.batch);
@@ -157,7 +158,7 @@ export class ScimClientService {
   async noteSuccess(client: ScimClient): Promise<void> {
     if (client.activatedTime !== null || this.#active.has(client.clientId)) return;
     const batch = await this.#repo.activate(client.clientId, this.#clock.now(), (active) =>
-      this.#events.batch(active, [connectionEvent("connection.activated", active, "active")]),
+      this.#events.batch(withoutWebhook(active), [connectionEvent("connection.activated", active, "active")]),
     );
     // Only once it is recorded: a failed write (the database away) is tried again at the next success.
     if (this.#active.size >= 10_000) this.#active.clear();
