@@ -132,7 +132,9 @@ describe("what a session may do", () => {
     });
     expect(requests.statusCode, requests.body).toBe(200);
     // The audit trail names the link as the actor.
-    const audit = (await adminCall(t, "GET", `/auditLog?target=${encodeURIComponent(`scimClients/${client_id}`)}`)).json();
+    const audit = (
+      await adminCall(t, "GET", `/auditLog?target=${encodeURIComponent(`scimClients/${client_id}`)}`)
+    ).json();
     expect(JSON.stringify(audit)).toContain("setup-link:");
   });
 
