@@ -7,6 +7,7 @@ import Fastify, {
   type RouteOptions,
 } from "fastify";
 import { registerAdminApi } from "./admin/api.js";
+import { SetupSessionCodec } from "./admin/setup-links/session.js";
 import { AdminTokenRepo } from "./admin/tokens/repo.js";
 import { AdminTokenService } from "./admin/tokens/service.js";
 import { ApiKeyRepo } from "./apikeys/repo.js";
@@ -30,6 +31,8 @@ import {
 } from "./observability/index.js";
 import { ScimClientRepo } from "./directory/scim-clients/repo.js";
 import { ScimClientService } from "./directory/scim-clients/service.js";
+import { SetupLinkRepo } from "./directory/setup-links/repo.js";
+import { SetupLinkService } from "./directory/setup-links/service.js";
 import type { Clock } from "./platform/clock.js";
 import { SecretBox } from "./platform/crypto.js";
 import type { Logger } from "./platform/logger.js";
@@ -104,7 +107,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installEdge(app, deps.logger);
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(new OrganizationRepo(deps.db), deps.clock);
-  const scimClients = new ScimClientService(new ScimClientRepo(deps.db), deps.clock, box);
   const observability =
     deps.observability ?? createObservability({ db: deps.db, clock: deps.clock, logger: deps.logger });
   const webhooks =
@@ -125,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const eventSink = afterCommit(deps.eventSink ?? webhooks.sink, (batch) => {
     if (batch.webhook) webhooks.dispatcher.wake();
   });
+  const scimClients = new ScimClientService(new ScimClientRepo(deps.db), deps.clock, box, eventSink);
   const cursors = new CursorCodec(deps.secrets, deps.clock);
   const tokens = new AccessTokenCodec(deps.secrets, deps.clock);
   const sources = new MappingSources(deps.mappingSources ?? NO_MAPPING_SOURCES);
@@ -158,6 +161,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webhooks: { ...webhooks, checkUrl: checkWebhookUrl },
     observability,
     faults: DATABASE_FAULTS,
+    setupLinks: new SetupLinkService(new SetupLinkRepo(deps.db), deps.clock),
+    setupSessions: new SetupSessionCodec(deps.secrets, deps.clock),
     queueTestEvent: (client) => queueTestEvent(deps.db, client, deps.clock.now()),
   });
 

@@ -1,3 +1,4 @@
+import cookie from "@fastify/cookie";
 import swagger from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
 import type { ApiKeyService } from "../apikeys/service.js";
@@ -7,6 +8,7 @@ import type { DataMapper } from "../directory/mapping/mapper.js";
 import type { OrganizationService } from "../directory/organizations/service.js";
 import type { ScimClientService } from "../directory/scim-clients/service.js";
 import type { ScimClient } from "../directory/scim-clients/types.js";
+import type { SetupLinkService } from "../directory/setup-links/service.js";
 import { installAdminObservability, type Observability } from "../observability/index.js";
 import { registerObservabilityRoutes } from "./routes/observability.js";
 import type { Clock } from "../platform/clock.js";
@@ -24,6 +26,10 @@ import { registerWebhookEventRoutes } from "./routes/webhook-events.js";
 import { registerWebhookSecretRoute } from "./routes/webhook-secret.js";
 import { registerWebhookTestEventRoute } from "./routes/webhook-test-event.js";
 import { ErrorBody } from "./schemas/kit.js";
+import { registerSetupExchange } from "./setup-links/exchange.js";
+import { registerSetupLinkRoutes } from "./setup-links/routes.js";
+import { registerSetupSessionRoute } from "./setup-links/session-route.js";
+import type { SetupSessionCodec } from "./setup-links/session.js";
 import { registerAdminTokenRoutes } from "./tokens/routes.js";
 import type { AdminTokenService } from "./tokens/service.js";
 import { adminValidatorCompiler } from "./validation.js";
@@ -48,6 +54,8 @@ export interface AdminApiDeps {
   readonly observability: Observability;
   /** Tells the database's faults apart (503, 400) from the API's own errors. */
   readonly faults: DatabaseFaults;
+  readonly setupLinks: SetupLinkService;
+  readonly setupSessions: SetupSessionCodec;
   /** Queues a connection's `webhook.test` event in the outbox; returns its id. */
   readonly queueTestEvent: (client: ScimClient) => Promise<string>;
 }
@@ -57,6 +65,8 @@ export interface AdminApiDeps {
  * bodies validated by their schemas, every admin route, and the OpenAPI document generated from the same schemas.
  */
 export async function registerAdminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void> {
+  await app.register(cookie);
+  registerSetupExchange(app, { setupLinks: deps.setupLinks, sessions: deps.setupSessions, publicUrl: deps.publicUrl });
   await app.register(async (scope) => adminScope(scope, deps), { prefix: ADMIN_PREFIX });
 }
 
@@ -78,7 +88,11 @@ type OperationObject = {
 
 async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<void> {
   const { observability, scimClients, webhooks } = deps;
-  installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, deps.adminTokens, deps.faults);
+  installAdminPlumbing(scope, deps.adminTokenHash, deps.logger, deps.adminTokens, deps.faults, {
+    setupLinks: deps.setupLinks,
+    sessions: deps.setupSessions,
+    scimClients,
+  });
   installAdminObservability(scope, { ...observability, logger: deps.logger, clock: deps.clock });
   scope.setValidatorCompiler(adminValidatorCompiler);
   // Bodies go out as the handlers build them: the response schemas document them and drop nothing.
@@ -98,6 +112,12 @@ async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<v
   scope.get("/openapi.json", { schema: { tags: ["OpenAPI"] } }, async () => scope.swagger());
 
   registerAdminTokenRoutes(scope, { tokens: deps.adminTokens, clock: deps.clock });
+  registerSetupLinkRoutes(scope, { setupLinks: deps.setupLinks, clock: deps.clock, publicUrl: deps.publicUrl });
+  registerSetupSessionRoute(scope, {
+    setupLinks: deps.setupLinks,
+    sessions: deps.setupSessions,
+    organizations: deps.organizations,
+  });
   registerOrganizationRoutes(scope, deps.organizations, (orgId) => scimClients.cached.forgetOrganization(orgId));
   registerScimClientRoutes(scope, {
     scimClients,

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import { verifySecret } from "../platform/crypto.js";
 import { logInternalError, pathOnly } from "../platform/internal-error.js";
 import type { Logger } from "../platform/logger.js";
@@ -7,6 +7,7 @@ import type { DatabaseFaults } from "../platform/faults.js";
 import { isDomainError, toAdminError } from "./domain-errors.js";
 import { AdminError, errorBody, invalidArgument } from "./errors.js";
 import { MAX_ADMIN_JSON_DEPTH } from "./limits.js";
+import { checkSetupRoute, installSetupScoping, type SetupGuardDeps, setupPrincipalOf } from "./setup-links/guard.js";
 import type { AdminTokenService } from "./tokens/service.js";
 import type { AdminPrincipal } from "./tokens/types.js";
 
@@ -41,20 +42,14 @@ export function installAdminPlumbing(
   logger: Logger,
   tokens: AdminTokenService,
   faults: DatabaseFaults,
+  setup: SetupGuardDeps,
 ): void {
   scope.addHook("onRequest", async (req) => {
-    const header = req.headers.authorization;
-    if (header === undefined || header.trim() === "") {
-      throw new AdminError("UNAUTHENTICATED", "missing Authorization: Bearer <admin token>");
-    }
-    const token = header.trim().replace(/^bearer\s+/i, "");
-    const principal: AdminPrincipal | undefined = verifySecret(token, adminTokenHash)
-      ? { kind: "bootstrap", role: "admin" }
-      : await tokens.authenticate(token);
-    if (principal === undefined) throw new AdminError("UNAUTHENTICATED", "invalid admin token");
+    const principal = await principalOf(req);
     req.adminPrincipal = principal;
     // The route is known before the body is read: an unknown route is 404 whatever the body holds.
     if (req.is404) throw new AdminError("NOT_FOUND", notFoundMessage(req.method, req.url));
+    if (principal.kind === "setup") checkSetupRoute(req, principal, ADMIN_PREFIX, setup);
     if (principal.role === "viewer" && !viewerMayCall(req.method, req.routeOptions.config)) {
       throw new AdminError("PERMISSION_DENIED", "the viewer role may only read (GET) and verify API keys");
     }
@@ -75,6 +70,23 @@ export function installAdminPlumbing(
     if (text.trim() === "") done(null, null);
     else parseJson(req, text, done);
   });
+  installSetupScoping(scope, setup);
+
+  /** The bootstrap token in constant time, else a named token by digest, else a setup link's session cookie. */
+  async function principalOf(req: FastifyRequest): Promise<AdminPrincipal> {
+    const header = req.headers.authorization;
+    if (header === undefined || header.trim() === "") {
+      const session = await setupPrincipalOf(req, setup);
+      if (session !== undefined) return session;
+      throw new AdminError("UNAUTHENTICATED", "missing Authorization: Bearer <admin token>");
+    }
+    const token = header.trim().replace(/^bearer\s+/i, "");
+    const principal: AdminPrincipal | undefined = verifySecret(token, adminTokenHash)
+      ? { kind: "bootstrap", role: "admin" }
+      : await tokens.authenticate(token);
+    if (principal === undefined) throw new AdminError("UNAUTHENTICATED", "invalid admin token");
+    return principal;
+  }
 
   // One pass over the parsed body instead of a check in every field reader.
   scope.addHook("preValidation", async (req) => {

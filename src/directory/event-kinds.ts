@@ -11,6 +11,9 @@ export const DIRECTORY_EVENT_KINDS = [
   "group.deleted",
   "group.user_added",
   "group.user_removed",
+  "connection.created",
+  "connection.activated",
+  "connection.deleted",
 ] as const;
 
 export type DirectoryEventKind = (typeof DIRECTORY_EVENT_KINDS)[number];

@@ -33,7 +33,11 @@ export async function eventsAfter(db: Db, q: FeedQuery): Promise<EventRow[]> {
     q.directoryId === undefined
       ? sql`e.organization_id = ${q.organizationId}::uuid`
       : sql`e.directory_id = ${q.directoryId} and e.organization_id = ${q.organizationId}::uuid`;
-  const kinds = q.events === undefined || q.events.length === 0 ? sql`` : sql`and e.event = any(${q.events}::text[])`;
+  // Connection events are handed out to readers that name them, so a reader of directory changes sees only those.
+  const kinds =
+    q.events === undefined || q.events.length === 0
+      ? sql`and e.event not like 'connection.%'`
+      : sql`and e.event = any(${q.events}::text[])`;
   const { rows } = await sql<EventRow>`
     select ${COLUMNS} from directory_events e
     where ${scope} ${kinds}

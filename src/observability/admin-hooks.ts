@@ -18,6 +18,7 @@ export const BOOTSTRAP_ACTOR: AdminActor = { id: "bootstrap", name: "bootstrap a
 /** The credential admin authentication accepted (req.adminPrincipal): a named token, else the bootstrap token. */
 function actorOf(req: FastifyRequest): AdminActor {
   const principal = req.adminPrincipal;
+  if (principal?.kind === "setup") return { id: `setup-link:${principal.linkId}`, name: "setup link" };
   return principal?.kind === "token" ? { id: principal.tokenId, name: principal.name } : BOOTSTRAP_ACTOR;
 }
 

@@ -28,6 +28,8 @@ export interface ScimClientLookup {
   /** Which of the client's live secrets this is, compared in constant time. */
   match(client: ScimClient, presented: string): "current" | "previous" | undefined;
   notePreviousSecretUse(client: ScimClient): Promise<void>;
+  /** After a successful request: the connection's first one marks it active (`connection.activated`). */
+  noteSuccess(client: ScimClient): Promise<void>;
 }
 
 /**
@@ -98,6 +100,17 @@ export function installScimPlumbing(
   scope.addHook("preValidation", async (req) => {
     const problem = findUnstorable(req.body, MAX_JSON_DEPTH);
     if (problem !== undefined) throw badRequest("invalidValue", describeProblem(problem, MAX_JSON_DEPTH));
+  });
+
+  // A connection's first successful request activates it; after the answer, so the IdP never waits for it.
+  scope.addHook("onResponse", async (req, reply) => {
+    const client = req.scimClient as ScimClient | undefined;
+    if (client === undefined || client.activatedTime !== null || reply.statusCode >= 300) return;
+    try {
+      await clients.noteSuccess(client);
+    } catch (e) {
+      logger.warn({ err: e, clientId: client.clientId }, "could not record the connection's activation");
+    }
   });
 
   // RFC 9110 §15.3.5: a 204 has no content, so no content type either.

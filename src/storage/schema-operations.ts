@@ -1,6 +1,6 @@
 import type { ColumnType } from "kysely";
 
-/** Row types of the operational tables: request log, audit trail and webhook dispatcher heartbeats. */
+/** Row types of the operational and admin tables: request log, audit trail, dispatcher heartbeats, admin tokens, setup links. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 /** One segment of a client's SCIM request log: the entries of one written batch (migration 0017). */
@@ -43,4 +43,28 @@ export interface WebhookDispatchersTable {
   id: string;
   heartbeat_at: Timestamp;
   started_at: Timestamp;
+}
+
+/** Named admin API tokens; only the SHA-256 digest of a token is kept. */
+export interface AdminTokensTable {
+  id: string;
+  name: string;
+  role: "admin" | "viewer";
+  digest: Buffer;
+  expire_time: Date | null;
+  revoke_time: Date | null;
+  last_used_time: Date | null;
+  create_time: Timestamp;
+}
+
+export interface SetupLinksTable {
+  id: string;
+  organization_id: string;
+  token_digest: string;
+  intent: string;
+  return_url: string | null;
+  create_time: Date;
+  expire_time: Date;
+  revoke_time: Date | null;
+  first_open_time: Date | null;
 }

@@ -1,6 +1,8 @@
 import type { ColumnType, Generated, GeneratedAlways } from "kysely";
 import type {
   AdminAuditLogTable,
+  AdminTokensTable,
+  SetupLinksTable,
   ScimRequestCountsTable,
   ScimRequestLogSegmentsTable,
   WebhookDispatchersTable,
@@ -8,6 +10,8 @@ import type {
 
 export type {
   AdminAuditLogTable,
+  AdminTokensTable,
+  SetupLinksTable,
   ScimRequestCountsTable,
   ScimRequestLogSegmentsTable,
   WebhookDispatchersTable,
@@ -37,6 +41,7 @@ export interface Database {
   scim_request_log_segments: ScimRequestLogSegmentsTable;
   scim_request_counts: ScimRequestCountsTable;
   admin_audit_log: AdminAuditLogTable;
+  setup_links: SetupLinksTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -81,6 +86,7 @@ export interface ScimClientsTable {
   auth_methods: ColumnType<string[], string[] | undefined, string[]>;
   /** Whether its ServiceProviderConfig carries the RFC 9865 pagination block (0023). */
   spc_pagination: Generated<boolean>;
+  activated_time: Date | null;
 }
 
 export interface InstanceSettingsTable {
@@ -274,18 +280,6 @@ export interface ResourceCountsTable {
   resource: "users" | "groups";
   shard: number;
   n: number;
-}
-
-/** Named admin API tokens; only the SHA-256 digest of a token is kept. */
-export interface AdminTokensTable {
-  id: string;
-  name: string;
-  role: "admin" | "viewer";
-  digest: Buffer;
-  expire_time: Date | null;
-  revoke_time: Date | null;
-  last_used_time: Date | null;
-  create_time: Timestamp;
 }
 
 /** Which SCIM requests of a connection the request log keeps. */

@@ -22,4 +22,15 @@ export const tokenStateOf = (token: AdminToken, now: Date): AdminTokenState => {
 /** Who called the admin API: the bootstrap token (ROSTER_ADMIN_TOKEN or the generated one) or a named token. */
 export type AdminPrincipal =
   | { readonly kind: "bootstrap"; readonly role: "admin" }
-  | { readonly kind: "token"; readonly role: AdminRole; readonly tokenId: string; readonly name: string };
+  | { readonly kind: "token"; readonly role: AdminRole; readonly tokenId: string; readonly name: string }
+  | SetupPrincipal;
+
+/** A customer's IT admin, through a setup link's session: only its organization's connections (docs/setup-links.md). */
+export interface SetupPrincipal {
+  readonly kind: "setup";
+  readonly role: "setup";
+  readonly linkId: string;
+  readonly organizationId: string;
+  /** The session cookie, which its CSRF token is derived from. */
+  readonly cookie: string;
+}

@@ -1,11 +1,15 @@
-import { type Selectable, sql } from "kysely";
+import { sql } from "kysely";
 import type { Db } from "../../storage/database.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.js";
-import type { ScimClientsTable } from "../../storage/schema.js";
+import type { OutboxBatch } from "../events.js";
+import { writeEvents } from "../events-repo.js";
 import { reindexDeclared } from "../extension-index-repo.js";
 import { ExtensionValuesCollideError, type ScimClientRefusal } from "./errors.js";
-import { indexedAttributesOf, storedExtensions } from "./extensions.js";
-import { AUTH_METHODS, type NewScimClientRow, type ScimClient, type StoredScimClientChanges } from "./types.js";
+import { storedExtensions } from "./extensions.js";
+import { columnsOf, toScimClient } from "./repo-rows.js";
+import type { NewScimClientRow, ScimClient, StoredScimClientChanges } from "./types.js";
+
+export { toScimClient } from "./repo-rows.js";
 
 /** What a client's JSON holds besides its declaration and mapping, counted toward a list page's bytes. */
 const CLIENT_ROW_BYTES = 1024;
@@ -25,12 +29,16 @@ export class ScimClientRepo {
 
   /**
    * Inserts the client and, in the same transaction, indexes the values users and groups of the organization
-   * already hold for its filterable and unique attributes (docs/scim-extensions.md).
+   * already hold for its filterable and unique attributes (docs/scim-extensions.md) and writes the events `eventsOf`
+   * makes of it.
    */
-  async insert(row: NewScimClientRow): Promise<ScimClient | ScimClientRefusal> {
+  async insert(
+    row: NewScimClientRow,
+    eventsOf: (client: ScimClient) => OutboxBatch,
+  ): Promise<{ client: ScimClient; batch: OutboxBatch } | ScimClientRefusal> {
     const extensions = JSON.stringify(row.extensions);
     try {
-      const stored = await this.#db.transaction().execute(async (trx) => {
+      return await this.#db.transaction().execute(async (trx) => {
         const inserted = await trx
           .insertInto("scim_clients")
           .values({
@@ -58,9 +66,11 @@ export class ScimClientRepo {
           .returningAll()
           .executeTakeFirstOrThrow();
         await reindexDeclared(trx, row.organizationId, row.clientId, [], row.extensions);
-        return inserted;
+        const client = toScimClient(inserted);
+        const batch = eventsOf(client);
+        await writeEvents(trx, batch);
+        return { client, batch };
       });
-      return toScimClient(stored);
     } catch (e) {
       if (isUniqueViolation(e, "scim_clients_pkey")) return "client_exists";
       if (isForeignKeyViolation(e, "scim_clients_organization_fkey")) return "organization_missing";
@@ -188,9 +198,39 @@ export class ScimClientRepo {
       .execute();
   }
 
-  async delete(clientId: string): Promise<boolean> {
-    const r = await this.#db.deleteFrom("scim_clients").where("client_id", "=", clientId).executeTakeFirst();
-    return r.numDeletedRows > 0n;
+  /** Deletes the client and writes the events `eventsOf` makes of it (feed only), in one transaction. */
+  async delete(clientId: string, eventsOf: (client: ScimClient) => OutboxBatch): Promise<OutboxBatch | undefined> {
+    return this.#db.transaction().execute(async (trx) => {
+      const row = await trx
+        .deleteFrom("scim_clients")
+        .where("client_id", "=", clientId)
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const batch = eventsOf(toScimClient(row));
+      await writeEvents(trx, batch);
+      return batch;
+    });
+  }
+
+  /**
+   * Marks the client active at its first successful SCIM request and writes the events `eventsOf` makes of it, in one
+   * transaction; undefined when it was already active (another request, another instance, came first).
+   */
+  async activate(clientId: string, now: Date, eventsOf: (client: ScimClient) => OutboxBatch) {
+    return this.#db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable("scim_clients")
+        .set({ activated_time: now })
+        .where("client_id", "=", clientId)
+        .where("activated_time", "is", null)
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const batch = eventsOf(toScimClient(row));
+      await writeEvents(trx, batch);
+      return batch;
+    });
   }
 
   /** Webhook secrets not sealed with `currentPrefix`, in client_id order after `after`. */
@@ -221,36 +261,6 @@ export class ScimClientRepo {
   }
 }
 
-function columnsOf(changes: StoredScimClientChanges, now: Date): Partial<Record<keyof ScimClientsTable, unknown>> {
-  const set: Partial<Record<keyof ScimClientsTable, unknown>> = { update_time: now };
-  if (changes.name !== undefined) set.name = changes.name;
-  if (changes.secretHash !== undefined) {
-    // Setting a secret outright is the emergency path: no previous secret survives it.
-    set.secret_hash = changes.secretHash;
-    set.previous_secret_hash = null;
-    set.previous_secret_expire_time = null;
-    set.previous_secret_last_used_time = null;
-    set.secret_rotate_time = now;
-  }
-  if (changes.autoLink !== undefined) set.auto_link = changes.autoLink;
-  if (changes.mapping !== undefined) set.mapping = changes.mapping;
-  if (changes.tenant !== undefined) set.tenant = changes.tenant;
-  if (changes.product !== undefined) set.product = changes.product;
-  if (changes.webhookUrl !== undefined) set.webhook_url = changes.webhookUrl;
-  if (changes.webhookSecretSealed !== undefined) set.webhook_secret_sealed = changes.webhookSecretSealed;
-  if (changes.logWebhookEvents !== undefined) set.log_webhook_events = changes.logWebhookEvents;
-  if (changes.requestLog !== undefined) set.request_log = changes.requestLog;
-  if (changes.extensions !== undefined) {
-    set.extensions = JSON.stringify(changes.extensions);
-    set.extensions_bytes = Buffer.byteLength(set.extensions as string);
-  }
-  if (changes.unknownExtensions !== undefined) set.unknown_extensions = changes.unknownExtensions;
-  if (changes.webhookRetry !== undefined) set.webhook_retry = changes.webhookRetry;
-  if (changes.authMethods !== undefined) set.auth_methods = [...changes.authMethods];
-  if (changes.spcPagination !== undefined) set.spc_pagination = changes.spcPagination;
-  return set;
-}
-
 /**
  * A unique value a user (or group) wrote while the declaration was being indexed, repeating one the index was
  * rebuilding: the same refusal as a collision found by the rebuild, without the holders' names.
@@ -261,34 +271,3 @@ function raced(e: unknown): unknown {
   if (hit < 0) return e;
   return new ExtensionValuesCollideError(hit === 0 ? "User" : "Group", []);
 }
-
-export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
-  const extensions = storedExtensions(row.extensions);
-  return {
-    clientId: row.client_id,
-    organizationId: row.organization_id,
-    name: row.name,
-    secretHash: row.secret_hash,
-    autoLink: row.auto_link,
-    mapping: row.mapping,
-    tenant: row.tenant,
-    product: row.product,
-    webhookUrl: row.webhook_url,
-    webhookSecretSealed: row.webhook_secret_sealed,
-    logWebhookEvents: row.log_webhook_events,
-    webhookRetry: row.webhook_retry === "backoff" ? "backoff" : "none",
-    requestLog: row.request_log,
-    extensions,
-    extensionsBytes: row.extensions_bytes,
-    unknownExtensions: row.unknown_extensions,
-    indexedAttributes: indexedAttributesOf(extensions),
-    createTime: row.create_time,
-    updateTime: row.update_time,
-    secretRotateTime: row.secret_rotate_time,
-    previousSecretHash: row.previous_secret_hash,
-    previousSecretExpireTime: row.previous_secret_expire_time,
-    previousSecretLastUsedTime: row.previous_secret_last_used_time,
-    authMethods: AUTH_METHODS.filter((m) => row.auth_methods.includes(m)),
-    spcPagination: row.spc_pagination,
-  };
-};

@@ -1,6 +1,8 @@
 import type { Clock } from "../../platform/clock.js";
 import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.js";
+import type { EventSink } from "../events.js";
 import { ScimClientCache } from "./cache.js";
+import { connectionEvent, withoutWebhook } from "./events.js";
 import type { ScimClientRefusal } from "./errors.js";
 import type { ScimClientRepo } from "./repo.js";
 import {
@@ -29,10 +31,14 @@ export class ScimClientService {
   readonly #clock: Clock;
   readonly #box: SecretBox;
   readonly #cache: ScimClientCache;
+  readonly #events: EventSink;
+  /** Clients this instance has seen active: their further successes cost nothing. */
+  readonly #active = new Set<string>();
   /** Per client: when this instance last wrote previous_secret_last_used_time (bounds writes on the hot path). */
   readonly #previousUseWritten = new Map<string, number>();
-  constructor(repo: ScimClientRepo, clock: Clock, box: SecretBox) {
+  constructor(repo: ScimClientRepo, clock: Clock, box: SecretBox, events: EventSink) {
     this.#repo = repo;
+    this.#events = events;
     this.#clock = clock;
     this.#box = box;
     this.#cache = new ScimClientCache((id) => this.get(id), clock);
@@ -50,32 +56,39 @@ export class ScimClientService {
       refresh: (clientId: string) => this.#cache.refresh(clientId),
       match: (client: ScimClient, presented: string) => matchSecret(client, presented, this.#clock.now()),
       notePreviousSecretUse: (client: ScimClient) => this.notePreviousSecretUse(client),
+      noteSuccess: (client: ScimClient) => this.noteSuccess(client),
     };
   }
 
   async create(input: ScimClientInput): Promise<CreateResult> {
     const webhookSecret = input.webhook?.secret ?? null;
-    const stored = await this.#repo.insert({
-      clientId: input.clientId,
-      organizationId: input.organizationId,
-      name: input.name,
-      secretHash: hashSecret(input.secret),
-      autoLink: input.autoLink,
-      mapping: input.mapping,
-      tenant: input.tenant,
-      product: input.product,
-      webhookUrl: input.webhook?.url ?? null,
-      webhookSecretSealed: webhookSecret === null ? null : this.#box.seal(webhookSecret),
-      logWebhookEvents: input.logWebhookEvents,
-      requestLog: input.requestLog ?? "errors",
-      extensions: input.extensions ?? [],
-      unknownExtensions: input.unknownExtensions ?? "reject",
-      webhookRetry: input.webhookRetry ?? "none",
-      authMethods: input.authMethods ?? DEFAULT_AUTH_METHODS,
-      spcPagination: input.spcPagination ?? true,
-      now: this.#clock.now(),
-    });
-    return typeof stored === "string" ? { ok: false, reason: stored } : { ok: true, client: stored };
+    const stored = await this.#repo.insert(
+      {
+        clientId: input.clientId,
+        organizationId: input.organizationId,
+        name: input.name,
+        secretHash: hashSecret(input.secret),
+        autoLink: input.autoLink,
+        mapping: input.mapping,
+        tenant: input.tenant,
+        product: input.product,
+        webhookUrl: input.webhook?.url ?? null,
+        webhookSecretSealed: webhookSecret === null ? null : this.#box.seal(webhookSecret),
+        logWebhookEvents: input.logWebhookEvents,
+        requestLog: input.requestLog ?? "errors",
+        extensions: input.extensions ?? [],
+        unknownExtensions: input.unknownExtensions ?? "reject",
+        webhookRetry: input.webhookRetry ?? "none",
+        authMethods: input.authMethods ?? DEFAULT_AUTH_METHODS,
+        spcPagination: input.spcPagination ?? true,
+        now: this.#clock.now(),
+      },
+      (client) =>
+        this.#events.batch(withoutWebhook(client), [connectionEvent("connection.created", client, "inactive")]),
+    );
+    if (typeof stored === "string") return { ok: false, reason: stored };
+    this.#events.committed(stored.batch);
+    return { ok: true, client: stored.client };
   }
 
   get(clientId: string): Promise<ScimClient | undefined> {
@@ -134,9 +147,32 @@ export class ScimClientService {
 
   async delete(clientId: string): Promise<boolean> {
     this.#cache.forget(clientId);
-    const deleted = await this.#repo.delete(clientId);
+    const batch = await this.#repo.delete(clientId, (client) =>
+      this.#events.batch(withoutWebhook(client), [connectionEvent("connection.deleted", client, "deleted")]),
+    );
     this.#cache.forget(clientId);
-    return deleted;
+    this.#active.delete(clientId);
+    if (batch === undefined) return false;
+    this.#events.committed(batch);
+    return true;
+  }
+
+  /**
+   * Called after each successful SCIM request: the first one of a connection marks it active and announces
+   * `connection.activated`. After that (on this instance, or once the cached client shows it) it costs nothing.
+   */
+  async noteSuccess(client: ScimClient): Promise<void> {
+    if (client.activatedTime !== null || this.#active.has(client.clientId)) return;
+    const batch = await this.#repo.activate(client.clientId, this.#clock.now(), (active) =>
+      this.#events.batch(withoutWebhook(active), [connectionEvent("connection.activated", active, "active")]),
+    );
+    // Only once it is recorded: a failed write (the database away) is tried again at the next success.
+    if (this.#active.size >= 10_000) this.#active.clear();
+    this.#active.add(client.clientId);
+    if (batch !== undefined) {
+      this.#cache.forget(client.clientId);
+      this.#events.committed(batch);
+    }
   }
 
   /** The plaintext webhook secret, for signing only; never for a response or a log line. */

@@ -39,6 +39,8 @@ export interface ScimClient {
   readonly authMethods: readonly AuthMethod[];
   /** Whether its ServiceProviderConfig carries the RFC 9865 pagination block. */
   readonly spcPagination: boolean;
+  /** When it first answered a SCIM request with success (`connection.activated`); null until then. */
+  readonly activatedTime: Date | null;
 }
 
 /** The secret itself as a bearer token, HTTP Basic (client id and secret), or OAuth 2.0 client credentials. */

@@ -17,6 +17,7 @@ import * as requestLogSegments from "./0017-request-log-segments.js";
 import * as extensionLimits from "./0018-extension-limits.js";
 import * as filterIndexes from "./0019-filter-indexes.js";
 import * as scimAuthentication from "./0023-scim-authentication.js";
+import * as setupLinks from "./0024-setup-links.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0018-extension-limits": extensionLimits,
   "0019-filter-indexes": filterIndexes,
   "0023-scim-authentication": scimAuthentication,
+  "0024-setup-links": setupLinks,
 };

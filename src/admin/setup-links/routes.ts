@@ -1,0 +1,115 @@
+import type { Static } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import {
+  DEFAULT_SETUP_LINK_SECONDS,
+  MAX_SETUP_LINK_SECONDS,
+  type SetupLinkService,
+} from "../../directory/setup-links/service.js";
+import { type SetupLink, setupLinkStateOf } from "../../directory/setup-links/types.js";
+import type { Clock } from "../../platform/clock.js";
+import { isUuid } from "../../platform/ids.js";
+import { invalidArgument, notFound } from "../errors.js";
+import type { JsonObject } from "../json.js";
+import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { parseTime } from "../routes/api-keys-fields.js";
+import { validateHttpUrl } from "../routes/scim-client-fields.js";
+import { Empty, errors, Page } from "../schemas/kit.js";
+import { CreateSetupLinkBody, ListSetupLinksQuery, SetupLinkJson, SetupLinkParams } from "./schemas.js";
+
+export interface SetupLinkRouteDeps {
+  readonly setupLinks: SetupLinkService;
+  readonly clock: Clock;
+  readonly publicUrl: () => string;
+}
+
+type ById = { Params: Static<typeof SetupLinkParams> };
+const tags = ["Setup links"];
+
+/** Setup links: create (the link with its token is shown once), list, get, revoke (DELETE). */
+export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkRouteDeps): void {
+  const { setupLinks, clock } = deps;
+  const json = (l: SetupLink, extra: JsonObject = {}) => setupLinkJson(l, clock.now(), extra);
+  const idOf = (raw: string): string => {
+    if (!isUuid(raw)) throw notFound(`setup link ${raw} does not exist`);
+    return raw.toLowerCase();
+  };
+
+  scope.post<{ Body: Static<typeof CreateSetupLinkBody> }>(
+    "/setupLinks",
+    { schema: { tags, body: CreateSetupLinkBody, response: { 201: SetupLinkJson, ...errors } } },
+    async (req, reply) => {
+      const now = clock.now().getTime();
+      const given = parseTime(req.body.expire_time, "expire_time");
+      const expireTime = given ?? new Date(now + DEFAULT_SETUP_LINK_SECONDS * 1000);
+      if (expireTime.getTime() <= now) throw invalidArgument("expire_time must be in the future");
+      if (expireTime.getTime() > now + MAX_SETUP_LINK_SECONDS * 1000) {
+        throw invalidArgument("expire_time must be at most 30 days from now");
+      }
+      const returnUrl =
+        req.body.return_url === undefined || req.body.return_url === null || req.body.return_url === ""
+          ? null
+          : validateHttpUrl(req.body.return_url, "return_url");
+      const organizationId = req.body.organization_id.toLowerCase();
+      const created = await setupLinks.create({ organizationId, intent: req.body.intent, expireTime, returnUrl });
+      if (created === "organization_missing") throw notFound(`organization ${organizationId} does not exist`);
+      reply.code(201);
+      // The token is in the URL only, shown once: Roster keeps its digest.
+      return json(created.link, { url: `${deps.publicUrl()}/portal/setup/${created.token}` });
+    },
+  );
+
+  scope.get<{ Querystring: Static<typeof ListSetupLinksQuery> }>(
+    "/setupLinks",
+    {
+      schema: {
+        tags,
+        querystring: ListSetupLinksQuery,
+        response: { 200: Page("setup_links", SetupLinkJson), ...errors },
+      },
+    },
+    async (req) => {
+      const page = parsePageRequest(req.query);
+      const org = req.query.organization_id;
+      const rows = await setupLinks.list(
+        org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
+        page.after,
+        page.pageSize + 1,
+      );
+      const { items, next_page_token } = pageOf(rows, page.pageSize, (l) => l.id);
+      return { setup_links: items.map((l) => json(l)), next_page_token };
+    },
+  );
+
+  scope.get<ById>(
+    "/setupLinks/:id",
+    { schema: { tags, params: SetupLinkParams, response: { 200: SetupLinkJson, ...errors } } },
+    async (req) => {
+      const link = await setupLinks.get(idOf(req.params.id));
+      if (link === undefined) throw notFound(`setup link ${req.params.id} does not exist`);
+      return json(link);
+    },
+  );
+
+  scope.delete<ById>(
+    "/setupLinks/:id",
+    { schema: { tags, params: SetupLinkParams, response: { 200: Empty, ...errors } } },
+    async (req) => {
+      const link = await setupLinks.revoke(idOf(req.params.id));
+      if (link === undefined) throw notFound(`setup link ${req.params.id} does not exist`);
+      return {};
+    },
+  );
+}
+
+export const setupLinkJson = (l: SetupLink, now: Date, extra: JsonObject = {}): JsonObject => ({
+  id: l.id,
+  organization_id: l.organizationId,
+  intent: l.intent,
+  state: setupLinkStateOf(l, now),
+  return_url: l.returnUrl,
+  create_time: l.createTime.toISOString(),
+  expire_time: l.expireTime.toISOString(),
+  revoke_time: l.revokeTime?.toISOString() ?? null,
+  first_open_time: l.firstOpenTime?.toISOString() ?? null,
+  ...extra,
+});

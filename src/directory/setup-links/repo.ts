@@ -1,0 +1,82 @@
+import type { Selectable } from "kysely";
+import type { Db } from "../../storage/database.js";
+import { isForeignKeyViolation } from "../../storage/errors.js";
+import type { SetupLinksTable } from "../../storage/schema.js";
+import type { NewSetupLinkRow, SetupIntent, SetupLink } from "./types.js";
+
+/** The storage of setup links (Kysely only). */
+export class SetupLinkRepo {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** The stored link, or "organization_missing". */
+  async insert(row: NewSetupLinkRow): Promise<SetupLink | "organization_missing"> {
+    try {
+      const stored = await this.#db
+        .insertInto("setup_links")
+        .values({
+          id: row.id,
+          organization_id: row.organizationId,
+          token_digest: row.tokenDigest,
+          intent: row.intent,
+          return_url: row.returnUrl,
+          create_time: row.createTime,
+          expire_time: row.expireTime,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toSetupLink(stored);
+    } catch (e) {
+      if (isForeignKeyViolation(e, "setup_links_organization_fkey")) return "organization_missing";
+      throw e;
+    }
+  }
+
+  async get(id: string): Promise<SetupLink | undefined> {
+    const row = await this.#db.selectFrom("setup_links").selectAll().where("id", "=", id).executeTakeFirst();
+    return row === undefined ? undefined : toSetupLink(row);
+  }
+
+  /** The link a token names, recording its first opening. */
+  async open(tokenDigest: string, now: Date): Promise<SetupLink | undefined> {
+    const row = await this.#db
+      .updateTable("setup_links")
+      .set((eb) => ({ first_open_time: eb.fn.coalesce("first_open_time", eb.val(now)) }))
+      .where("token_digest", "=", tokenDigest)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined ? undefined : toSetupLink(row);
+  }
+
+  /** Keyset page in id order (UUIDv7: creation order), on (organization_id, id). */
+  async list(organizationId: string | undefined, after: string | undefined, limit: number): Promise<SetupLink[]> {
+    let q = this.#db.selectFrom("setup_links").selectAll().orderBy("id").limit(limit);
+    if (organizationId !== undefined) q = q.where("organization_id", "=", organizationId);
+    if (after !== undefined) q = q.where("id", ">", after);
+    return (await q.execute()).map(toSetupLink);
+  }
+
+  /** Revocation is final; revoking again keeps the first revoke_time. */
+  async revoke(id: string, now: Date): Promise<SetupLink | undefined> {
+    const row = await this.#db
+      .updateTable("setup_links")
+      .set((eb) => ({ revoke_time: eb.fn.coalesce("revoke_time", eb.val(now)) }))
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined ? undefined : toSetupLink(row);
+  }
+}
+
+const toSetupLink = (row: Selectable<SetupLinksTable>): SetupLink => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  intent: row.intent as SetupIntent,
+  returnUrl: row.return_url,
+  createTime: row.create_time,
+  expireTime: row.expire_time,
+  revokeTime: row.revoke_time,
+  firstOpenTime: row.first_open_time,
+});

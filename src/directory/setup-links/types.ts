@@ -1,0 +1,24 @@
+/** A link that lets a customer's IT admin set up one organization's SCIM connections (docs/setup-links.md). */
+export interface SetupLink {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly intent: SetupIntent;
+  readonly returnUrl: string | null;
+  readonly createTime: Date;
+  readonly expireTime: Date;
+  readonly revokeTime: Date | null;
+  readonly firstOpenTime: Date | null;
+}
+
+export const SETUP_INTENTS = ["directory_sync"] as const;
+export type SetupIntent = (typeof SETUP_INTENTS)[number];
+
+export type SetupLinkState = "ACTIVE" | "EXPIRED" | "REVOKED";
+
+export const setupLinkStateOf = (link: SetupLink, now: Date): SetupLinkState => {
+  if (link.revokeTime !== null) return "REVOKED";
+  return link.expireTime.getTime() <= now.getTime() ? "EXPIRED" : "ACTIVE";
+};
+
+/** A new link as stored: the token only as its digest. */
+export type NewSetupLinkRow = Omit<SetupLink, "revokeTime" | "firstOpenTime"> & { readonly tokenDigest: string };
