@@ -46,6 +46,7 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "request_log",
     "extensions",
     "unknown_extensions",
+    "group_patch_response",
   ],
   immutable: [
     "client_id",
@@ -104,6 +105,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
         requestLog: body.request_log ?? "errors",
         extensions: extensionsOf(body.extensions),
         unknownExtensions: unknownExtensionsOf(body.unknown_extensions),
+        groupPatchResponse: body.group_patch_response ?? "no_content",
       });
       if (!result.ok) {
         if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
@@ -223,6 +225,9 @@ async function toChanges(updates: readonly FieldUpdate[], deps: ScimClientRouteD
         break;
       case "request_log":
         changes.requestLog = (value as Patch["request_log"]) ?? "errors";
+        break;
+      case "group_patch_response":
+        changes.groupPatchResponse = (value as Patch["group_patch_response"]) ?? "no_content";
         break;
       case "webhook.url":
         changes.webhookUrl = value === undefined ? null : validateHttpUrl(text, path);

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { WEBHOOK_RETRY_MODES } from "../../directory/scim-clients/types.js";
+import { GROUP_PATCH_RESPONSES, WEBHOOK_RETRY_MODES } from "../../directory/scim-clients/types.js";
 import {
   AnyObject,
   Checked,
@@ -26,6 +26,15 @@ const Retry = Type.Optional(
 );
 const RequestLog = Type.Optional(
   Nullable(Enum(["errors", "all", "off"] as const, "{path} must be one of errors, all, off", "Default errors")),
+);
+const GroupPatchResponse = Type.Optional(
+  Nullable(
+    Enum(
+      GROUP_PATCH_RESPONSES,
+      '{path} must be "no_content" or "full"',
+      "What a group PATCH without attributes/excludedAttributes answers: no_content (204, default) or full (200)",
+    ),
+  ),
 );
 const UnknownExtensions = Type.Optional(
   Nullable(Enum(["reject", "store"] as const, '{path} must be "reject" or "store"', "Default reject")),
@@ -62,6 +71,7 @@ export const CreateScimClientBody = Type.Object({
   request_log: RequestLog,
   extensions: Extensions,
   unknown_extensions: UnknownExtensions,
+  group_patch_response: GroupPatchResponse,
 });
 
 const PatchText = Type.Optional(NullableText);
@@ -79,6 +89,7 @@ export const ScimClientPatch = Type.Object({
   request_log: RequestLog,
   extensions: Extensions,
   unknown_extensions: UnknownExtensions,
+  group_patch_response: GroupPatchResponse,
 });
 
 /** `{scim_client: {...}}` or the fields themselves; `update_mask` names what changes. */
@@ -116,6 +127,7 @@ export const ScimClientJson = Type.Object({
   request_log: Type.String(),
   extensions: Type.Array(AnyObject()),
   unknown_extensions: Type.String(),
+  group_patch_response: Type.String(),
   create_time: Time,
   update_time: Time,
   secret: Type.Optional(Type.String({ description: "Shown once: on create when generated, and on rotation" })),

@@ -21,6 +21,7 @@ import {
 } from "./repo.js";
 import type { Group, GroupFilter, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
 import { memberCounts } from "./member-counts-repo.js";
+import { memberChunks } from "./member-stream-repo.js";
 
 /**
  * Groups and memberships. Every method takes the organization first and touches nothing
@@ -46,14 +47,19 @@ export class GroupService {
     return listGroups(this.#db, orgId, filter, page);
   }
 
-  /** Member lists as JSON text, one statement for all the given groups (see membersJson). */
   /** How many direct members (users and groups) each group of `groupIds` has, for the admin directory browser. */
   memberCounts(orgId: string, groupIds: readonly string[]): Promise<Map<string, number>> {
     return memberCounts(this.#db, orgId, groupIds);
   }
 
+  /** Member lists as JSON text, one statement for all the given groups (see membersJson). */
   membersJson(orgId: string, groupIds: readonly string[], fields: MemberFields, baseUrl: string) {
     return membersJson(this.#db, orgId, groupIds, fields, baseUrl);
+  }
+
+  /** One group's members as JSON texts, `size` at a time (see memberChunks): memory holds one chunk. */
+  memberChunks(orgId: string, groupId: string, fields: MemberFields, baseUrl: string, size: number) {
+    return memberChunks(this.#db, orgId, groupId, fields, baseUrl, size);
   }
 
   async create(orgId: string, client: ScimClient, input: GroupInput): Promise<Group> {

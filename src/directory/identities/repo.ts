@@ -189,7 +189,7 @@ export async function touchGroupsOf(
       order by g.id
       for no key update
     )
-    update directory_groups g set updated_at = ${now}
+    update directory_groups g set updated_at = ${now}, version = g.version + 1
     from locked where g.id = locked.id
     returning g.id, g.display_name, g.external_id`.execute(trx);
   return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

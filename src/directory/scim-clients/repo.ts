@@ -40,6 +40,7 @@ export class ScimClientRepo {
           extensions: JSON.stringify(row.extensions),
           unknown_extensions: row.unknownExtensions,
           webhook_retry: row.webhookRetry,
+          group_patch_response: row.groupPatchResponse,
           create_time: row.now,
           update_time: row.now,
         })
@@ -188,6 +189,7 @@ function columnsOf(changes: StoredScimClientChanges, now: Date): Partial<Record<
   if (changes.extensions !== undefined) set.extensions = JSON.stringify(changes.extensions);
   if (changes.unknownExtensions !== undefined) set.unknown_extensions = changes.unknownExtensions;
   if (changes.webhookRetry !== undefined) set.webhook_retry = changes.webhookRetry;
+  if (changes.groupPatchResponse !== undefined) set.group_patch_response = changes.groupPatchResponse;
   return set;
 }
 
@@ -206,6 +208,7 @@ export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
     webhookSecretSealed: row.webhook_secret_sealed,
     logWebhookEvents: row.log_webhook_events,
     webhookRetry: row.webhook_retry === "backoff" ? "backoff" : "none",
+    groupPatchResponse: row.group_patch_response === "full" ? "full" : "no_content",
     requestLog: row.request_log,
     extensions,
     unknownExtensions: row.unknown_extensions,

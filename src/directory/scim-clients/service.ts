@@ -65,6 +65,7 @@ export class ScimClientService {
       extensions: input.extensions ?? [],
       unknownExtensions: input.unknownExtensions ?? "reject",
       webhookRetry: input.webhookRetry ?? "none",
+      groupPatchResponse: input.groupPatchResponse ?? "no_content",
       now: this.#clock.now(),
     });
     return typeof stored === "string" ? { ok: false, reason: stored } : { ok: true, client: stored };

@@ -24,6 +24,8 @@ export interface ScimClient {
   readonly indexedAttributes: readonly IndexedAttribute[];
   /** Whether a failed webhook delivery is retried (docs/webhooks.md "Retries"). */
   readonly webhookRetry: WebhookRetry;
+  /** What a group PATCH without a projection answers (docs/scim-groups.md "What a PATCH answers"). */
+  readonly groupPatchResponse: GroupPatchResponse;
   readonly createTime: Date;
   readonly updateTime: Date;
   /** When the secret last changed (`:rotateSecret`, or a PATCH of `secret`); null if never since creation. */
@@ -37,6 +39,10 @@ export interface ScimClient {
 
 export const WEBHOOK_RETRY_MODES = ["none", "backoff"] as const;
 export type WebhookRetry = (typeof WEBHOOK_RETRY_MODES)[number];
+
+/** `no_content`: 204 (the default); `full`: 200 with the whole group, members included. */
+export const GROUP_PATCH_RESPONSES = ["no_content", "full"] as const;
+export type GroupPatchResponse = (typeof GROUP_PATCH_RESPONSES)[number];
 
 export interface ScimClientInput {
   readonly organizationId: string;
@@ -53,6 +59,7 @@ export interface ScimClientInput {
   readonly extensions?: readonly ExtensionDeclaration[];
   readonly unknownExtensions?: UnknownExtensions;
   readonly webhookRetry?: WebhookRetry;
+  readonly groupPatchResponse?: GroupPatchResponse;
 }
 
 /** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
@@ -70,6 +77,7 @@ export interface ScimClientChanges {
   extensions?: readonly ExtensionDeclaration[];
   unknownExtensions?: UnknownExtensions;
   webhookRetry?: WebhookRetry;
+  groupPatchResponse?: GroupPatchResponse;
 }
 
 /** What the repository stores for a change: the secret already hashed, the webhook secret already sealed. */
@@ -87,6 +95,7 @@ export interface StoredScimClientChanges {
   extensions?: readonly ExtensionDeclaration[];
   unknownExtensions?: UnknownExtensions;
   webhookRetry?: WebhookRetry;
+  groupPatchResponse?: GroupPatchResponse;
 }
 
 /** A new client as stored: the secret already hashed, the webhook secret already sealed. */
@@ -107,4 +116,5 @@ export type NewScimClientRow = Pick<
   | "extensions"
   | "unknownExtensions"
   | "webhookRetry"
+  | "groupPatchResponse"
 > & { readonly now: Date };

@@ -8,13 +8,14 @@ import { applyPatch } from "../patch/apply.js";
 import { refuseOtherMethods } from "../plugin.js";
 import type { EqFilter } from "../query/filter.js";
 import { listResponse, pageRequestOf } from "../query/list-page.js";
-import { parseListQuery, parseProjection } from "../query/list-query.js";
+import { parseListQuery } from "../query/list-query.js";
 import type { Projection } from "../query/projection.js";
 import { stringifyWithRaw } from "../raw-json.js";
 import { extensionLookup, indexedValue, registryOf } from "../schema/client-registry.js";
 import { CORE_REGISTRY } from "../schema/registry.js";
 import { extensionsToStore, groupExtensionsOf, splitExtensions } from "./extensions.js";
 import { groupLocation, memberFieldsOf, patchableGroup, renderGroup } from "./serialize.js";
+import { asksForProjection, sendGroup as sendOneGroup } from "./send.js";
 import { groupPatchOf, parseGroupBody } from "./validate.js";
 
 const notFound = (id: string): ScimError => new ScimError(404, undefined, `Group ${id} not found`);
@@ -53,10 +54,8 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
     return rows.map((g) => renderGroup(g, baseUrl, projection, members(g.id), registry));
   };
 
-  const sendGroup = async (req: FastifyRequest, reply: FastifyReply, group: Group, status = 200, known?: string) => {
-    const [body] = await render(req, [group], parseProjection(req.query as Record<string, unknown>), known);
-    return reply.code(status).send(stringifyWithRaw(body));
-  };
+  const sendGroup = (req: FastifyRequest, reply: FastifyReply, group: Group, status = 200, known?: string) =>
+    sendOneGroup(groups, req, reply, baseUrlOf(req), group, status, known);
 
   const idOf = (req: FastifyRequest): string => {
     const { id } = req.params as { id: string };
@@ -120,6 +119,11 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
       return groupPatchOf(result.resource, result.members, extensionsToStore(extensions, current, registry));
     });
     if (group === undefined) throw notFound(id);
+    // RFC 7644 §3.5.2: 204 unless the client asked for attributes (or its connection asks for the whole group), so
+    // a membership change costs the same whatever the group's size (docs/scim-groups.md "What a PATCH answers").
+    if (!asksForProjection(req.query) && req.scimClient.groupPatchResponse === "no_content") {
+      return reply.code(204).send();
+    }
     return sendGroup(req, reply, group);
   });
 

@@ -14,6 +14,7 @@ import * as groupExtensions from "./0014-group-extensions.js";
 import * as webhookExchange from "./0015-webhook-exchange.js";
 import * as requestLogKeys from "./0016-request-log-keys.js";
 import * as requestLogSegments from "./0017-request-log-segments.js";
+import * as groupPatchResponse from "./0020-group-patch-response.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0015-webhook-exchange": webhookExchange,
   "0016-request-log-keys": requestLogKeys,
   "0017-request-log-segments": requestLogSegments,
+  "0020-group-patch-response": groupPatchResponse,
 };
