@@ -8,8 +8,8 @@ import { stringifyWithRaw } from "../raw-json.js";
 import { registryOf } from "../schema/client-registry.js";
 import { memberFieldsOf, renderGroup } from "./serialize.js";
 
-/** Members read per statement: a chunk of JSON text of about 400 KB; a group up to this size is one plain answer. */
-export const MEMBER_CHUNK = 2000;
+/** Members read per statement: a chunk of JSON text of about 1 MB; a group up to this size is one plain answer. */
+export const MEMBER_CHUNK = 5000;
 
 /**
  * Where the member list goes in a rendered group: a NUL character, which JSON.stringify escapes everywhere else,
