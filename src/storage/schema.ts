@@ -75,6 +75,8 @@ export interface ScimClientsTable {
   unknown_extensions: Generated<"reject" | "store">;
   /** `none` (the default: a failed delivery is not retried) or `backoff`. */
   webhook_retry: Generated<string>;
+  /** What a group PATCH answers without a projection: `no_content` (204, the default) or `full` (200, the group). */
+  group_patch_response: Generated<string>;
   create_time: ColumnType<Date, Date | string | undefined, never>;
   update_time: Timestamp;
   secret_rotate_time: Date | null;
@@ -154,6 +156,8 @@ export interface DirectoryGroupsTable {
   extensions: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The row version (0020): every write of the group or its members changes it; meta.version is made from it. */
+  version: ColumnType<string, string | number | undefined, string | number>;
 }
 
 export interface GroupUserMembersTable {

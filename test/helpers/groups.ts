@@ -40,3 +40,9 @@ export async function memberIds(t: TestApp, c: SeededClient, id: string): Promis
 }
 
 export const sorted = (ids: readonly string[]): string[] => [...ids].sort();
+
+/**
+ * A SCIM client body whose group PATCH answers 200 with the whole group (the connection setting), for the tests that
+ * check a PATCH's effect in its answer; the default answer (204) is proven in groups.patch-answer.test.ts.
+ */
+export const FULL_GROUP_PATCH = { group_patch_response: "full" } as const;

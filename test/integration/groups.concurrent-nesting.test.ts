@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createTestApp } from "../helpers/app.js";
-import { createGroup, patchGroup } from "../helpers/groups.js";
+import { createGroup, FULL_GROUP_PATCH, patchGroup } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { scim } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
@@ -11,7 +11,7 @@ import { GROUP_SCHEMA } from "../helpers/constants.js";
  * Concurrent membership changes on overlapping groups never deadlock: each request succeeds or is refused with a 4xx
  * that names a cycle, and the nesting graph stays acyclic (docs/decisions.md "Group membership lock order").
  */
-const { t, c } = useTestApp({ seed: true });
+const { t, c } = useTestApp({ seed: FULL_GROUP_PATCH });
 
 /** A small deterministic PRNG (mulberry32), so a failing mix can be replayed. */
 const prng = (seed: number) => () => {

@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createGroup, patchGroup } from "../helpers/groups.js";
+import { createGroup, FULL_GROUP_PATCH, patchGroup } from "../helpers/groups.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { scim } from "../helpers/seed.js";
@@ -11,7 +11,7 @@ import { useTestApp } from "../helpers/suite.js";
  * change is a group.updated of the parent, and a request that changes nothing records nothing (Okta re-sends names).
  * The sink writes through the change's transaction, so only committed events are seen.
  */
-const { t, c } = useTestApp({ recording: true, seed: true });
+const { t, c } = useTestApp({ recording: true, seed: FULL_GROUP_PATCH });
 let alice: string;
 let bob: string;
 

@@ -2,7 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 import { createRecordingApp, type RecordingApp } from "../helpers/events.js";
 import { CONTOSO_GROUP_EXTENSION, CONTOSO_GROUP_URN } from "../helpers/extensions.js";
-import { patchGroup } from "../helpers/groups.js";
+import { FULL_GROUP_PATCH, patchGroup } from "../helpers/groups.js";
 import { GROUP_SCHEMA } from "../helpers/constants.js";
 import { appWithClients } from "../helpers/clients.js";
 import type { SeededClient } from "../helpers/seed.js";
@@ -23,9 +23,9 @@ const KEPT_URN = "urn:acme:undeclared:1.0:group";
 let app: RecordingApp;
 const ctx = appWithClients(
   {
-    entra: { extensions: [CONTOSO_GROUP_EXTENSION] },
-    okta: { extensions: [OTHER_EXTENSION] },
-    keeper: { unknown_extensions: "store" },
+    entra: { extensions: [CONTOSO_GROUP_EXTENSION], ...FULL_GROUP_PATCH },
+    okta: { extensions: [OTHER_EXTENSION], ...FULL_GROUP_PATCH },
+    keeper: { unknown_extensions: "store", ...FULL_GROUP_PATCH },
   },
   {
     sameOrganization: true,

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 import { appWithClients } from "../helpers/clients.js";
 import { CONTOSO_GROUP_EXTENSION, CONTOSO_GROUP_URN } from "../helpers/extensions.js";
-import { memberIds, patchGroup } from "../helpers/groups.js";
+import { FULL_GROUP_PATCH, memberIds, patchGroup } from "../helpers/groups.js";
 import { GROUP_SCHEMA } from "../helpers/constants.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { insertIdentity } from "../helpers/identities.js";
@@ -14,8 +14,8 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
  */
 const URN = CONTOSO_GROUP_URN;
 const ctx = appWithClients({
-  entra: { extensions: [CONTOSO_GROUP_EXTENSION] },
-  required: { extensions: [{ ...CONTOSO_GROUP_EXTENSION, required: true }] },
+  entra: { extensions: [CONTOSO_GROUP_EXTENSION], ...FULL_GROUP_PATCH },
+  required: { extensions: [{ ...CONTOSO_GROUP_EXTENSION, required: true }], ...FULL_GROUP_PATCH },
 });
 let t: TestApp;
 let entra: SeededClient;

@@ -1,12 +1,12 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createGroup, memberIds, patchGroup, type ScimMember, sorted } from "../helpers/groups.js";
+import { createGroup, FULL_GROUP_PATCH, memberIds, patchGroup, type ScimMember, sorted } from "../helpers/groups.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { insertIdentity } from "../helpers/identities.js";
 import { scim } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /** Every membership form Okta, Entra and JumpCloud send, with their real bodies. */
-const { t, c } = useTestApp({ seed: true });
+const { t, c } = useTestApp({ seed: FULL_GROUP_PATCH });
 let user1: string;
 let user2: string;
 let user3: string;

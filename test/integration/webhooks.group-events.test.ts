@@ -1,12 +1,12 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { createGroup, patchGroup } from "../helpers/groups.js";
+import { createGroup, FULL_GROUP_PATCH, patchGroup } from "../helpers/groups.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { scim } from "../helpers/seed.js";
 import { GROUP_SCHEMA, PRODUCT, TENANT, USER_SCHEMA } from "../helpers/constants.js";
 import { type Delivery, kinds } from "../helpers/webhook-receiver.js";
 import { useTestApp } from "../helpers/suite.js";
 
-const { t: e, c } = useTestApp({ receiver: true });
+const { t: e, c } = useTestApp({ receiver: true, client: FULL_GROUP_PATCH });
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
 

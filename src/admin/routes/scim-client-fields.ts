@@ -106,6 +106,7 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     previous_secret_expire_time: c.previousSecretExpireTime?.toISOString() ?? null,
     previous_secret_last_used_time: c.previousSecretLastUsedTime?.toISOString() ?? null,
     request_log: c.requestLog,
+    group_patch_response: c.groupPatchResponse,
     extensions: c.extensions as unknown as JsonObject[],
     unknown_extensions: c.unknownExtensions,
     authentication_methods: [...c.authMethods],

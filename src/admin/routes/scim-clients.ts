@@ -49,6 +49,7 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "unknown_extensions",
     "authentication_methods",
     "service_provider_config_pagination",
+    "group_patch_response",
   ],
   immutable: [
     "client_id",
@@ -115,6 +116,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
         unknownExtensions: unknownExtensionsOf(body.unknown_extensions),
         authMethods: authMethodsOf(body.authentication_methods),
         spcPagination: body.service_provider_config_pagination ?? true,
+        groupPatchResponse: body.group_patch_response ?? "no_content",
       });
       if (!result.ok) {
         if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
@@ -243,6 +245,9 @@ async function toChanges(updates: readonly FieldUpdate[], deps: ScimClientRouteD
         break;
       case "request_log":
         changes.requestLog = (value as Patch["request_log"]) ?? "errors";
+        break;
+      case "group_patch_response":
+        changes.groupPatchResponse = (value as Patch["group_patch_response"]) ?? "no_content";
         break;
       case "webhook.url":
         changes.webhookUrl = value === undefined ? null : validateHttpUrl(text, path);

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { AUTH_METHODS, WEBHOOK_RETRY_MODES } from "../../directory/scim-clients/types.js";
+import { AUTH_METHODS, GROUP_PATCH_RESPONSES, WEBHOOK_RETRY_MODES } from "../../directory/scim-clients/types.js";
 import {
   AnyObject,
   Checked,
@@ -27,6 +27,15 @@ const Retry = Type.Optional(
 );
 const RequestLog = Type.Optional(
   Nullable(Enum(["errors", "all", "off"] as const, "{path} must be one of errors, all, off", "Default errors")),
+);
+const GroupPatchResponse = Type.Optional(
+  Nullable(
+    Enum(
+      GROUP_PATCH_RESPONSES,
+      '{path} must be "no_content" or "full"',
+      "What a group PATCH without attributes/excludedAttributes answers: no_content (204, default) or full (200)",
+    ),
+  ),
 );
 const UnknownExtensions = Type.Optional(
   Nullable(Enum(["reject", "store"] as const, '{path} must be "reject" or "store"', "Default reject")),
@@ -79,6 +88,7 @@ export const CreateScimClientBody = Type.Object({
   unknown_extensions: UnknownExtensions,
   authentication_methods: AuthMethods,
   service_provider_config_pagination: SpcPagination,
+  group_patch_response: GroupPatchResponse,
 });
 
 const PatchText = Type.Optional(NullableText);
@@ -98,6 +108,7 @@ export const ScimClientPatch = Type.Object({
   unknown_extensions: UnknownExtensions,
   authentication_methods: AuthMethods,
   service_provider_config_pagination: SpcPagination,
+  group_patch_response: GroupPatchResponse,
 });
 
 /** `{scim_client: {...}}` or the fields themselves; `update_mask` names what changes. */
@@ -139,6 +150,7 @@ export const ScimClientJson = Type.Object({
   basic_username: Type.String({ description: "The user name of HTTP Basic: the client id" }),
   oauth_token_url: Type.String({ description: "The OAuth 2.0 token endpoint of the client-credentials grant" }),
   service_provider_config_pagination: Type.Boolean(),
+  group_patch_response: Type.String(),
   create_time: Time,
   update_time: Time,
   secret: Type.Optional(Type.String({ description: "Shown once: on create when generated, and on rotation" })),

@@ -34,6 +34,7 @@ export const toGroup = (row: Selectable<DirectoryGroupsTable>): Group => ({
   extensions: row.extensions ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  version: String(row.version),
 });
 
 /** A duplicate externalId within the organization is 409 uniqueness (case-sensitive: a plain unique index). */
@@ -113,7 +114,7 @@ export async function updateGroup(
   try {
     const { rows } = await GROUP_UPDATE.sql<Selectable<DirectoryGroupsTable>>`update directory_groups
       set display_name = ${row.displayName}, external_id = ${row.externalId},
-        extensions = ${extensionsJson(row.extensions)}::jsonb, updated_at = ${row.now}
+        extensions = ${extensionsJson(row.extensions)}::jsonb, updated_at = ${row.now}, version = version + 1
       where organization_id = ${orgId} and id = ${id}
       returning *`.execute(db);
     const [updated] = rows;
@@ -148,7 +149,7 @@ export async function touchParentsOf(db: Executor, orgId: string, id: string, no
       order by g.id
       for no key update
     )
-    update directory_groups g set updated_at = ${now}
+    update directory_groups g set updated_at = ${now}, version = g.version + 1
     from parents where g.id = parents.id
     returning g.*`.execute(db);
   return rows.map(toGroup);

@@ -22,6 +22,7 @@ import type { SearchSpec } from "../search/types.js";
 import { searchGroups } from "./repo-search.js";
 import type { Group, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
 import { memberCounts } from "./member-counts-repo.js";
+import { memberChunks } from "./member-stream-repo.js";
 
 /**
  * Groups and memberships. Every method takes the organization first and touches nothing
@@ -48,14 +49,19 @@ export class GroupService {
     return searchGroups(this.#db, orgId, spec, page);
   }
 
-  /** Member lists as JSON text, one statement for all the given groups (see membersJson). */
   /** How many direct members (users and groups) each group of `groupIds` has, for the admin directory browser. */
   memberCounts(orgId: string, groupIds: readonly string[]): Promise<Map<string, number>> {
     return memberCounts(this.#db, orgId, groupIds);
   }
 
+  /** Member lists as JSON text, one statement for all the given groups (see membersJson). */
   membersJson(orgId: string, groupIds: readonly string[], fields: MemberFields, baseUrl: string) {
     return membersJson(this.#db, orgId, groupIds, fields, baseUrl);
+  }
+
+  /** One group's members as JSON texts, `size` at a time (see memberChunks): memory holds one chunk. */
+  memberChunks(orgId: string, groupId: string, fields: MemberFields, baseUrl: string, size: number) {
+    return memberChunks(this.#db, orgId, groupId, fields, baseUrl, size);
   }
 
   async create(orgId: string, client: ScimClient, input: GroupInput): Promise<Group> {

@@ -8,6 +8,8 @@ export interface Group {
   readonly extensions: GroupExtensions | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** The row version: every write of the group or of its members changes it (meta.version, ETag). */
+  readonly version: string;
 }
 
 /** A group's extension objects, each keyed by its schema URN; the clients that did not declare one do not see it. */

@@ -184,7 +184,8 @@ export class IdentityCommands {
 
   /**
    * Deletes the identity, its identifiers, credential and memberships (FK cascades). Each group it was a
-   * direct member of gets a group.user_removed (keyed by the group), recorded before the user.deleted.
+   * direct member of gets a group.user_removed (keyed by the group), recorded before the user.deleted; each user
+   * that named it as manager loses that manager and gets a user.updated, recorded after it.
    */
   async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
     this.#cache.forget(orgId, id);
@@ -202,7 +203,13 @@ export class IdentityCommands {
           groupRaw({ id: g.id, displayName: g.display_name, externalId: g.external_id }),
         ),
       }));
-      await record(client, [...removed, userEvent(client, "user.deleted", id, deleted.scim)]);
+      const reports = await repo.clearManager(trx, orgId, id, this.#clock.now());
+      for (const report of reports) this.#cache.forget(orgId, report.id);
+      await record(client, [
+        ...removed,
+        userEvent(client, "user.deleted", id, deleted.scim),
+        ...reports.map((r) => userEvent(client, "user.updated", r.id, r.scim)),
+      ]);
       return true;
     });
   }

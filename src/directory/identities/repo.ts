@@ -189,10 +189,40 @@ export async function touchGroupsOf(
       order by g.id
       for no key update
     )
-    update directory_groups g set updated_at = ${now}
+    update directory_groups g set updated_at = ${now}, version = g.version + 1
     from locked where g.id = locked.id
     returning g.id, g.display_name, g.external_id`.execute(trx);
   return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+
+/**
+ * Clears `manager` of the enterprise extension on the users of the organization that name `managerId` (found by
+ * identities_manager_idx on the generated manager_id), as a new version of each; an enterprise object left empty
+ * goes, with its URN in `schemas`. Returns the users changed, with their documents as written.
+ */
+export async function clearManager(
+  trx: Transaction<Database>,
+  orgId: string,
+  managerId: string,
+  now: Date,
+): Promise<{ id: string; scim: Record<string, unknown> }[]> {
+  const { rows } = await sql<{ id: string; scim: Record<string, unknown> }>`
+    with reports as (
+      select id from identities where organization_id = ${orgId} and manager_id = ${managerId}
+      order by id for no key update
+    )
+    update identities i set
+      scim = case when (i.scim -> ${ENTERPRISE}) - 'manager' = '{}'::jsonb
+        then (i.scim - ${ENTERPRISE}) || jsonb_build_object('schemas', coalesce(
+          (select jsonb_agg(s) from jsonb_array_elements(i.scim -> 'schemas') s where s #>> '{}' <> ${ENTERPRISE}),
+          '[]'::jsonb))
+        else i.scim #- array[${ENTERPRISE}, 'manager'] end,
+      updated_at = ${now}, version = i.version + 1
+    from reports where i.id = reports.id
+    returning i.id, i.scim`.execute(trx);
+  return rows;
 }
 
 /** Replaces an identity's rows of the extension index for the attributes `keys` (see replaceIndexedValues). */

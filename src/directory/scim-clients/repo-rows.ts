@@ -35,6 +35,7 @@ export function columnsOf(
   if (changes.webhookRetry !== undefined) set.webhook_retry = changes.webhookRetry;
   if (changes.authMethods !== undefined) set.auth_methods = [...changes.authMethods];
   if (changes.spcPagination !== undefined) set.spc_pagination = changes.spcPagination;
+  if (changes.groupPatchResponse !== undefined) set.group_patch_response = changes.groupPatchResponse;
   return set;
 }
 
@@ -53,6 +54,7 @@ export const toScimClient = (row: Selectable<ScimClientsTable>): ScimClient => {
     webhookSecretSealed: row.webhook_secret_sealed,
     logWebhookEvents: row.log_webhook_events,
     webhookRetry: row.webhook_retry === "backoff" ? "backoff" : "none",
+    groupPatchResponse: row.group_patch_response === "full" ? "full" : "no_content",
     requestLog: row.request_log,
     extensions,
     extensionsBytes: row.extensions_bytes,

@@ -60,6 +60,7 @@ export class ScimClientRepo {
             webhook_retry: row.webhookRetry,
             auth_methods: [...row.authMethods],
             spc_pagination: row.spcPagination,
+            group_patch_response: row.groupPatchResponse,
             create_time: row.now,
             update_time: row.now,
           })

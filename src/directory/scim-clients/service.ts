@@ -81,6 +81,7 @@ export class ScimClientService {
         webhookRetry: input.webhookRetry ?? "none",
         authMethods: input.authMethods ?? DEFAULT_AUTH_METHODS,
         spcPagination: input.spcPagination ?? true,
+        groupPatchResponse: input.groupPatchResponse ?? "no_content",
         now: this.#clock.now(),
       },
       (client) =>

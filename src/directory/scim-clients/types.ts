@@ -26,6 +26,8 @@ export interface ScimClient {
   readonly indexedAttributes: readonly IndexedAttribute[];
   /** Whether a failed webhook delivery is retried (docs/webhooks.md "Retries"). */
   readonly webhookRetry: WebhookRetry;
+  /** What a group PATCH without a projection answers (docs/scim-groups.md "What a PATCH answers"). */
+  readonly groupPatchResponse: GroupPatchResponse;
   readonly createTime: Date;
   readonly updateTime: Date;
   /** When the secret last changed (`:rotateSecret`, or a PATCH of `secret`); null if never since creation. */
@@ -56,6 +58,10 @@ export const DEFAULT_AUTH_METHODS: readonly AuthMethod[] = ["bearer", "client_cr
 export const WEBHOOK_RETRY_MODES = ["none", "backoff"] as const;
 export type WebhookRetry = (typeof WEBHOOK_RETRY_MODES)[number];
 
+/** `no_content`: 204 (the default); `full`: 200 with the whole group, members included. */
+export const GROUP_PATCH_RESPONSES = ["no_content", "full"] as const;
+export type GroupPatchResponse = (typeof GROUP_PATCH_RESPONSES)[number];
+
 export interface ScimClientInput {
   readonly organizationId: string;
   readonly clientId: string;
@@ -73,6 +79,7 @@ export interface ScimClientInput {
   readonly webhookRetry?: WebhookRetry;
   readonly authMethods?: readonly AuthMethod[];
   readonly spcPagination?: boolean;
+  readonly groupPatchResponse?: GroupPatchResponse;
 }
 
 /** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
@@ -92,6 +99,7 @@ export interface ScimClientChanges {
   webhookRetry?: WebhookRetry;
   authMethods?: readonly AuthMethod[];
   spcPagination?: boolean;
+  groupPatchResponse?: GroupPatchResponse;
 }
 
 /** What the repository stores for a change: the secret already hashed, the webhook secret already sealed. */
@@ -111,6 +119,7 @@ export interface StoredScimClientChanges {
   webhookRetry?: WebhookRetry;
   authMethods?: readonly AuthMethod[];
   spcPagination?: boolean;
+  groupPatchResponse?: GroupPatchResponse;
 }
 
 /** A new client as stored: the secret already hashed, the webhook secret already sealed. */
@@ -133,4 +142,5 @@ export type NewScimClientRow = Pick<
   | "webhookRetry"
   | "authMethods"
   | "spcPagination"
+  | "groupPatchResponse"
 > & { readonly now: Date };

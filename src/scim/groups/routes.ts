@@ -5,15 +5,13 @@ import { ScimError } from "../errors.js";
 import type { ScimDeps } from "../deps.js";
 import { applyPatch } from "../patch/apply.js";
 import { refuseOtherMethods } from "../plugin.js";
-import { parseProjection } from "../query/list-query.js";
-import type { Projection } from "../query/projection.js";
-import { stringifyWithRaw } from "../raw-json.js";
 import { registryOf } from "../schema/client-registry.js";
 import { CORE_REGISTRY } from "../schema/registry.js";
 import { searchQueryOf } from "../search/body.js";
 import { groupsPage } from "../search/groups.js";
 import { extensionsToStore, groupExtensionsOf, splitExtensions } from "./extensions.js";
-import { groupLocation, memberFieldsOf, patchableGroup, renderGroup } from "./serialize.js";
+import { groupLocation, patchableGroup } from "./serialize.js";
+import { asksForProjection, sendGroup as sendOneGroup } from "./send.js";
 import { groupPatchOf, parseGroupBody } from "./validate.js";
 
 const notFound = (id: string): ScimError => new ScimError(404, undefined, `Group ${id} not found`);
@@ -25,28 +23,8 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
     `${deps.publicUrl()}/scim/${encodeURIComponent(req.scimClient.clientId)}/v2`;
   const orgOf = (req: FastifyRequest) => req.scimClient.organizationId;
 
-  /** Renders groups with their members read in one statement (or not at all when the projection omits them). */
-  const render = async (req: FastifyRequest, rows: readonly Group[], projection: Projection, known?: string) => {
-    const baseUrl = baseUrlOf(req);
-    const fields = memberFieldsOf(projection);
-    const texts =
-      fields === undefined || known !== undefined || rows.length === 0
-        ? new Map<string, string>()
-        : await groups.membersJson(
-            orgOf(req),
-            rows.map((g) => g.id),
-            fields,
-            baseUrl,
-          );
-    const members = (id: string) => (fields === undefined ? undefined : (known ?? texts.get(id) ?? "[]"));
-    const registry = registryOf(req.scimClient);
-    return rows.map((g) => renderGroup(g, baseUrl, projection, members(g.id), registry));
-  };
-
-  const sendGroup = async (req: FastifyRequest, reply: FastifyReply, group: Group, status = 200, known?: string) => {
-    const [body] = await render(req, [group], parseProjection(req.query as Record<string, unknown>), known);
-    return reply.code(status).send(stringifyWithRaw(body));
-  };
+  const sendGroup = (req: FastifyRequest, reply: FastifyReply, group: Group, status = 200, known?: string) =>
+    sendOneGroup(groups, req, reply, baseUrlOf(req), group, status, known);
 
   const idOf = (req: FastifyRequest): string => {
     const { id } = req.params as { id: string };
@@ -105,6 +83,11 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
       return groupPatchOf(result.resource, result.members, extensionsToStore(extensions, current, registry));
     });
     if (group === undefined) throw notFound(id);
+    // RFC 7644 §3.5.2: 204 unless the client asked for attributes (or its connection asks for the whole group), so
+    // a membership change costs the same whatever the group's size (docs/scim-groups.md "What a PATCH answers").
+    if (!asksForProjection(req.query) && req.scimClient.groupPatchResponse === "no_content") {
+      return reply.code(204).send();
+    }
     return sendGroup(req, reply, group);
   });
 

@@ -16,6 +16,7 @@ import * as requestLogKeys from "./0016-request-log-keys.js";
 import * as requestLogSegments from "./0017-request-log-segments.js";
 import * as extensionLimits from "./0018-extension-limits.js";
 import * as filterIndexes from "./0019-filter-indexes.js";
+import * as groupPatchResponse from "./0020-group-patch-response.js";
 import * as scimAuthentication from "./0023-scim-authentication.js";
 import * as setupLinks from "./0024-setup-links.js";
 
@@ -38,6 +39,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0017-request-log-segments": requestLogSegments,
   "0018-extension-limits": extensionLimits,
   "0019-filter-indexes": filterIndexes,
+  "0020-group-patch-response": groupPatchResponse,
   "0023-scim-authentication": scimAuthentication,
   "0024-setup-links": setupLinks,
 };

@@ -85,6 +85,9 @@ export interface Organization {
   create_time: string;
 }
 
+/** What a group PATCH without attributes/excludedAttributes answers. */
+export type GroupPatchResponse = "no_content" | "full";
+
 export interface Connection {
   client_id: string;
   organization_id: string;
@@ -103,6 +106,7 @@ export interface Connection {
   basic_username: string;
   oauth_token_url: string;
   service_provider_config_pagination: boolean;
+  group_patch_response: GroupPatchResponse;
   secret_rotate_time: string | null;
   previous_secret_expire_time: string | null;
   previous_secret_last_used_time: string | null;

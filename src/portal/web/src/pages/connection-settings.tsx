@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { type Connection, call, enc, type RequestLogMode } from "../api.js";
+import { type Connection, call, enc, type GroupPatchResponse, type RequestLogMode } from "../api.js";
 import { navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
 import { Field, SelectField, TextField } from "../fields.js";
@@ -30,6 +30,7 @@ function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
   const [product, setProduct] = useState(conn.product);
   const [autoLink, setAutoLink] = useState(conn.auto_link);
   const [requestLog, setRequestLog] = useState<RequestLogMode>(conn.request_log);
+  const [groupPatch, setGroupPatch] = useState<GroupPatchResponse>(conn.group_patch_response);
   const [saved, setSaved] = useState(false);
   const action = useAction();
   return (
@@ -40,13 +41,14 @@ function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
         e.preventDefault();
         setSaved(false);
         action.run(async () => {
-          const mask = "name,tenant,product,auto_link,request_log";
+          const mask = "name,tenant,product,auto_link,request_log,group_patch_response";
           await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=${mask}`, {
             name: name.trim(),
             tenant: tenant.trim(),
             product: product.trim(),
             auto_link: autoLink,
             request_log: requestLog,
+            group_patch_response: groupPatch,
           });
           setSaved(true);
           onChanged();
@@ -83,6 +85,16 @@ function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
           ["off", "Off"],
         ]}
         onChange={setRequestLog}
+      />
+      <SelectField
+        label="Group PATCH answer"
+        hint="Okta and Entra ID need no body: 204 keeps a membership change of a large group cheap."
+        value={groupPatch}
+        options={[
+          ["no_content", "204 No Content"],
+          ["full", "200 with the whole group"],
+        ]}
+        onChange={setGroupPatch}
       />
       <div class="field span">
         <label class="check">

@@ -1,0 +1,70 @@
+import { Readable } from "node:stream";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { GroupService } from "../../directory/groups/service.js";
+import type { Group } from "../../directory/groups/types.js";
+import { parseProjection } from "../query/list-query.js";
+import type { Projection } from "../query/projection.js";
+import { stringifyWithRaw } from "../raw-json.js";
+import { registryOf } from "../schema/client-registry.js";
+import { memberFieldsOf, renderGroup } from "./serialize.js";
+
+/** Members read per statement: a chunk of JSON text of about 1 MB; a group up to this size is one plain answer. */
+export const MEMBER_CHUNK = 5000;
+
+/**
+ * Where the member list goes in a rendered group: a NUL character, which JSON.stringify escapes everywhere else,
+ * spliced in as raw text (stringifyWithRaw), so the document splits there into what comes before and after it.
+ */
+const SLOT = "\u0000";
+
+/**
+ * Answers with one group under the request's projection. Its members are read `MEMBER_CHUNK` at a time: a group that
+ * fits in one chunk is answered as one text, a larger one is streamed (the attributes, then the member chunks as
+ * PostgreSQL builds them, then the rest), so no answer holds a whole 100 000-member list in memory, let alone twice.
+ * `known` is the member list's JSON text when the caller knows it without reading (a group created empty).
+ */
+export async function sendGroup(
+  groups: GroupService,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string,
+  group: Group,
+  status = 200,
+  known?: string,
+): Promise<FastifyReply> {
+  const projection = parseProjection(req.query as Record<string, unknown>);
+  const render = (members: string | undefined) =>
+    stringifyWithRaw(renderGroup(group, baseUrl, projection, members, registryOf(req.scimClient)));
+  reply.code(status);
+  const fields = memberFieldsOf(projection);
+  if (fields === undefined || known !== undefined) return reply.send(render(fields === undefined ? undefined : known));
+  const chunks = groups.memberChunks(req.scimClient.organizationId, group.id, fields, baseUrl, MEMBER_CHUNK);
+  const first = await chunks.next();
+  if (first.done) return reply.send(render("[]"));
+  const second = await chunks.next();
+  if (second.done) return reply.send(render(`[${first.value}]`));
+  const [head = "", tail = ""] = render(SLOT).split(SLOT);
+  return reply.send(Readable.from(document(head, first.value, second.value, chunks, tail), STREAM));
+}
+
+/** Bytes, not objects: the stream reads the next chunk only once the socket has taken about this much. */
+const STREAM = { objectMode: false, highWaterMark: 64 * 1024 };
+
+async function* document(
+  head: string,
+  first: string,
+  second: string,
+  rest: AsyncIterable<string>,
+  tail: string,
+): AsyncGenerator<string> {
+  yield `${head}[${first}`;
+  yield `,${second}`;
+  for await (const chunk of rest) yield `,${chunk}`;
+  yield `]${tail}`;
+}
+
+/** Whether the request names a projection (RFC 7644 §3.9); a blank list counts as absent, as everywhere. */
+export const asksForProjection = (query: unknown): boolean => {
+  const projection: Projection = parseProjection(query as Record<string, unknown>);
+  return projection.attributes !== undefined || projection.excludedAttributes !== undefined;
+};
