@@ -102,15 +102,14 @@ export function installScimPlumbing(
     if (problem !== undefined) throw badRequest("invalidValue", describeProblem(problem, MAX_JSON_DEPTH));
   });
 
-  // A connection's first successful request activates it; after the answer, so the IdP never waits for it.
+  // A connection's first successful request activates it; after the answer, and not awaited, so neither the IdP
+  // nor the request's other bookkeeping (the request log's hook runs next) waits for it.
   scope.addHook("onResponse", async (req, reply) => {
     const client = req.scimClient as ScimClient | undefined;
     if (client === undefined || client.activatedTime !== null || reply.statusCode >= 300) return;
-    try {
-      await clients.noteSuccess(client);
-    } catch (e) {
+    clients.noteSuccess(client).catch((e: unknown) => {
       logger.warn({ err: e, clientId: client.clientId }, "could not record the connection's activation");
-    }
+    });
   });
 
   // RFC 9110 §15.3.5: a 204 has no content, so no content type either.
