@@ -224,8 +224,13 @@ describe("a 500 logs one line with an error id, and the answer carries the id", 
   const lines: string[] = [];
   beforeAll(async () => {
     const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
+    // Fails the directory's changes; a connection's own events (its creation by the seed) record nothing.
     const failing: EventSink = {
-      batch: () => {
+      batch: (client, events) => {
+        if (events.every((e) => e.kind.startsWith("connection."))) {
+          const empty = { webhook: false, rows: [], traceparent: null, createdAt: new Date() };
+          return { ...empty, organizationId: client.organizationId, directoryId: client.clientId };
+        }
         throw new Error("event sink unavailable");
       },
       committed: () => {},
