@@ -189,6 +189,21 @@ describe("Users", () => {
     expect(etag(ok)).not.toBe(current);
   });
 
+  it("two writes with the same If-Match at once: one applies, the other is 412", async () => {
+    const user = await newUser("etag-race@example.com");
+    const write = (title: string) =>
+      call(
+        "PATCH",
+        `/Users/${user.id}`,
+        { "if-match": user.etag },
+        patchOp([{ op: "replace", path: "title", value: title }]),
+      );
+    const answers = await Promise.all([write("one"), write("two"), write("three")]);
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 412, 412]);
+    const winner = answers.find((r) => r.statusCode === 200)?.json().title;
+    expect((await scim(t, c, "GET", `/Users/${user.id}`)).json().title).toBe(winner);
+  });
+
   it("DELETE with a stale If-Match: 412 and the user still exists; with the current one: 204", async () => {
     const user = await newUser("etag-delete@example.com");
     const changed = await scim(
@@ -340,6 +355,22 @@ describe("Groups", () => {
       patchOp([{ op: "replace", path: "displayName", value: "ETag 412 third" }]),
     );
     expect(any.statusCode).toBe(204);
+  });
+
+  it("two membership PATCHes with the same If-Match at once: one applies, the other is 412", async () => {
+    const a = await newUser("etag-race-a@example.com");
+    const b = await newUser("etag-race-b@example.com");
+    const group = await newGroup("ETag race");
+    const add = (member: string) =>
+      call(
+        "PATCH",
+        `/Groups/${group.id}`,
+        { "if-match": group.etag },
+        patchOp([{ op: "add", path: "members", value: [{ value: member }] }]),
+      );
+    const answers = await Promise.all([add(a.id), add(b.id)]);
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([204, 412]);
+    expect((await scim(t, c, "GET", `/Groups/${group.id}`)).json().members).toHaveLength(1);
   });
 
   it("DELETE with a stale If-Match: 412 and the group still exists; with the current one: 204", async () => {
