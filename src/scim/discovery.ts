@@ -22,7 +22,7 @@ export function serviceProviderConfig(baseUrl: string, client: Pick<ScimClient, 
     filter: { supported: true, maxResults: FILTER_MAX_RESULTS },
     changePassword: { supported: true },
     sort: { supported: true },
-    etag: { supported: false },
+    etag: { supported: true },
     // RFC 9865 §4; some client libraries refuse keys RFC 7643 does not name, so a connection may leave it out.
     ...(client.spcPagination
       ? {

@@ -1,6 +1,7 @@
 import { GroupError } from "../directory/groups/errors.js";
 import { ExtensionConflictError, IdentityConflictError } from "../directory/identities/errors.js";
 import { MappingError } from "../directory/mapping/errors.js";
+import { VersionMismatchError } from "../directory/preconditions.js";
 import { isClientGone } from "../directory/scim-clients/errors.js";
 
 /** RFC 7644 §3.12 scimType values used by Roster. */
@@ -36,7 +37,7 @@ export const badRequest = (scimType: ScimType | undefined, detail: string): Scim
 
 /**
  * The domain's refusals as SCIM errors (RFC 7644 §3.12), in one place; undefined for anything else. Conflicts are
- * 409 uniqueness, a group's bad member 400 invalidValue, a failed data mapping a 500, and a write that raced the
+ * 409 uniqueness, a failed If-Match 412, a group's bad member 400 invalidValue, a failed data mapping a 500, and a write that raced the
  * deletion of its own client answers as for a client that does not exist.
  */
 export function scimErrorOf(e: unknown): ScimError | undefined {
@@ -48,6 +49,10 @@ export function scimErrorOf(e: unknown): ScimError | undefined {
     return e.reason === "externalIdTaken" || e.reason === "extensionValueTaken"
       ? new ScimError(409, "uniqueness", e.message)
       : badRequest("invalidValue", `members: ${e.message}`);
+  }
+  // RFC 7644 §3.14: an If-Match that names no current version; no scimType fits (§3.12 defines none for 412).
+  if (e instanceof VersionMismatchError) {
+    return new ScimError(412, undefined, `the resource has changed: its version is W/"${e.current}"`);
   }
   if (e instanceof MappingError) return new ScimError(500, undefined, `data mapping failed: ${e.message}`);
   if (isClientGone(e)) return new ScimError(404, undefined, "SCIM client not found");

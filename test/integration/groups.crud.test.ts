@@ -23,9 +23,11 @@ describe("POST /Groups", () => {
         created: t.clock.now().toISOString(),
         lastModified: t.clock.now().toISOString(),
         location: `${PUBLIC_URL}/scim/${c.clientId}/v2/Groups/${body.id}`,
+        version: 'W/"0"',
       },
     });
     expect(res.headers.location).toBe(body.meta.location);
+    expect(res.headers.etag).toBe('W/"0"');
   });
 
   it("creates a group with user members and resolves their display names", async () => {

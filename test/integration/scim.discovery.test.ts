@@ -18,7 +18,7 @@ describe("ServiceProviderConfig", () => {
     expect(spc.filter).toEqual({ supported: true, maxResults: 1000 });
     expect(spc.changePassword).toEqual({ supported: true });
     expect(spc.sort).toEqual({ supported: true });
-    expect(spc.etag).toEqual({ supported: false });
+    expect(spc.etag).toEqual({ supported: true });
     expect(spc.pagination).toEqual({
       cursor: true,
       index: true,

@@ -34,8 +34,10 @@ describe("POST /Users creates an identity", () => {
       created: t.clock.now().toISOString(),
       lastModified: t.clock.now().toISOString(),
       location,
+      version: 'W/"0"',
     });
     expect(res.headers.location).toBe(location);
+    expect(res.headers.etag).toBe('W/"0"');
   });
 
   it("returns on GET what the IdP wrote", async () => {

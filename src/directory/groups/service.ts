@@ -4,6 +4,7 @@ import { uuidv7 } from "../../platform/ids.js";
 import type { Db } from "../../storage/database.js";
 import type { EventSink } from "../events.js";
 import { type RecordEvents, transactionWithEvents } from "../events-repo.js";
+import { checkVersion, type ExpectedVersions } from "../preconditions.js";
 import type { ScimClient } from "../scim-clients/types.js";
 import { groupEvent, membershipEvents } from "./events.js";
 import { indexExtensions, sameExtensions } from "./extension-index-repo.js";
@@ -90,31 +91,41 @@ export class GroupService {
     client: ScimClient,
     id: string,
     input: (current: Group) => GroupInput,
+    expected?: ExpectedVersions,
   ): Promise<Group | undefined> {
-    return this.patch(orgId, client, id, (current) => {
-      const replaced = input(current);
-      return {
-        displayName: replaced.displayName,
-        externalId: replaced.externalId,
-        membership: [{ kind: "replace", members: replaced.members }],
-        extensions: replaced.extensions ?? null,
-      };
-    });
+    return this.patch(
+      orgId,
+      client,
+      id,
+      (current) => {
+        const replaced = input(current);
+        return {
+          displayName: replaced.displayName,
+          externalId: replaced.externalId,
+          membership: [{ kind: "replace", members: replaced.members }],
+          extensions: replaced.extensions ?? null,
+        };
+      },
+      expected,
+    );
   }
 
   /**
    * Reads and locks the group, asks `plan` what to change (the SCIM PATCH engine runs there, on the locked state),
-   * then applies it. `plan` may throw to refuse the request; nothing is written then.
+   * then applies it. `plan` may throw to refuse the request; nothing is written then. With `expected` (If-Match),
+   * the locked row's version must be one of them, else VersionMismatchError.
    */
   async patch(
     orgId: string,
     client: ScimClient,
     id: string,
     plan: (current: Group) => GroupPatch,
+    expected?: ExpectedVersions,
   ): Promise<Group | undefined> {
     return this.#nesting(orgId, async (trx, nesting, record) => {
       const current = await lockGroup(trx, orgId, id);
       if (current === undefined) return undefined;
+      checkVersion(expected, current.version);
       const change = plan(current);
       const effect = await applyMembership(trx, orgId, id, change.membership, nesting);
       const renamed = change.displayName !== current.displayName || change.externalId !== current.externalId;
@@ -135,11 +146,12 @@ export class GroupService {
    * rows, so it takes the nesting lock first, then the group and its parents in id order (docs/decisions.md "Group
    * membership lock order"); the delete itself then strengthens its own row's lock.
    */
-  async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
+  async delete(orgId: string, client: ScimClient, id: string, expected?: ExpectedVersions): Promise<boolean> {
     return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
       await lockNesting(trx, orgId);
       const current = await lockGroupAndParents(trx, orgId, id);
       if (current === undefined) return false;
+      checkVersion(expected, current.version);
       const parents = await touchParentsOf(trx, orgId, id, this.#clock.now());
       await deleteGroup(trx, orgId, id);
       await record(client, [

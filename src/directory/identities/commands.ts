@@ -5,6 +5,7 @@ import { isUniqueViolation } from "../../storage/errors.js";
 import { type DirectoryEvent, type EventSink, membershipEventData } from "../events.js";
 import { transactionWithEvents } from "../events-repo.js";
 import { groupRaw } from "../groups/events.js";
+import { checkVersion, type ExpectedVersions, VersionMismatchError, versionMatches } from "../preconditions.js";
 import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
 import { burnVerification, hashPassword, verifyPassword } from "../passwords.js";
 import type { ScimClient } from "../scim-clients/types.js";
@@ -110,7 +111,8 @@ export class IdentityCommands {
    * remembered document when there is one (see DocumentCache) and is written with its version guard: one round trip.
    * Otherwise, or when that write does not apply, the row is read without a lock and the change written the same
    * way: two round trips instead of BEGIN, SELECT … FOR UPDATE, UPDATE, outbox INSERT, COMMIT. Writes that touch
-   * the password or the identifiers, and rows changed in between, take the locked path.
+   * the password or the identifiers, and rows changed in between, take the locked path. With `expected` (If-Match),
+   * the version the write is guarded by, or the locked row's, must be one of them: else VersionMismatchError.
    */
   async update(
     orgId: string,
@@ -118,10 +120,12 @@ export class IdentityCommands {
     id: string,
     change: Change,
     view: ReadView,
+    expected?: ExpectedVersions,
   ): Promise<UserRecord | undefined> {
     const mapping = await this.#mapper.forSource(client.mapping, orgId);
     const remembered = this.#cache.get(orgId, id);
-    if (remembered !== undefined) {
+    // A remembered document at another version may be outdated: only a fresh read can refuse the request.
+    if (remembered !== undefined && versionMatches(expected, remembered.version)) {
       const done = await this.#guarded(orgId, client, id, remembered, undefined, change, view, mapping);
       if (done !== undefined) return done;
     }
@@ -130,9 +134,10 @@ export class IdentityCommands {
       this.#cache.forget(orgId, id);
       return undefined;
     }
+    checkVersion(expected, current.version);
     const done = await this.#guarded(orgId, client, id, current, current, change, view, mapping);
     if (done !== undefined) return done;
-    const locked = await lockedUpdate(this.#writes, orgId, client, id, change, view, mapping);
+    const locked = await lockedUpdate(this.#writes, orgId, client, id, change, view, mapping, expected);
     if (locked === undefined) return undefined;
     this.#cache.remember(orgId, locked);
     return toRecord(locked);
@@ -185,14 +190,20 @@ export class IdentityCommands {
   /**
    * Deletes the identity, its identifiers, credential and memberships (FK cascades). Each group it was a
    * direct member of gets a group.user_removed (keyed by the group), recorded before the user.deleted; each user
-   * that named it as manager loses that manager and gets a user.updated, recorded after it.
+   * that named it as manager loses that manager and gets a user.updated, recorded after it. With `expected`
+   * (If-Match), the delete itself applies only at one of those versions; otherwise the transaction rolls back with
+   * VersionMismatchError.
    */
-  async delete(orgId: string, client: ScimClient, id: string): Promise<boolean> {
+  async delete(orgId: string, client: ScimClient, id: string, expected?: ExpectedVersions): Promise<boolean> {
     this.#cache.forget(orgId, id);
     return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
       const groups = await repo.touchGroupsOf(trx, orgId, id, this.#clock.now());
-      const deleted = await repo.deleteUser(trx, orgId, id);
-      if (deleted === undefined) return false;
+      const deleted = await repo.deleteUser(trx, orgId, id, expected);
+      if (deleted === undefined) {
+        const version = expected === undefined ? undefined : await repo.versionOf(trx, orgId, id);
+        if (version !== undefined) throw new VersionMismatchError(version);
+        return false;
+      }
       // The same data as a group PATCH's group.user_removed (groups/events.ts membershipEvents).
       const member = { ...visibleTo(client, deleted.scim), id };
       const removed: DirectoryEvent[] = groups.map((g) => ({

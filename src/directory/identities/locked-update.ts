@@ -5,6 +5,7 @@ import type { EventSink } from "../events.js";
 import { transactionWithEvents } from "../events-repo.js";
 import type { CompiledMapping } from "../mapping/mapper.js";
 import { hashPassword, verifyPassword } from "../passwords.js";
+import { checkVersion, type ExpectedVersions } from "../preconditions.js";
 import type { ScimClient } from "../scim-clients/types.js";
 import { columnsOf as indexedColumnsOf, identifiersOf, sameJson } from "./document.js";
 import { ExtensionConflictError } from "./errors.js";
@@ -30,12 +31,14 @@ export async function lockedUpdate(
   change: Change,
   view: ReadView,
   mapping: CompiledMapping,
+  expected?: ExpectedVersions,
 ): Promise<RecordRow | undefined> {
   let identifiers: string[] = [];
   try {
     return await transactionWithEvents(db, events, async (trx, record) => {
       const current = await repo.lockUser(trx, orgId, id, view.groups);
       if (current === undefined) return undefined;
+      checkVersion(expected, current.version);
       const document = JSON.parse(current.document) as UserDocument;
       const write = change(document);
       const scimChanged = !sameJson(document, write.scim);

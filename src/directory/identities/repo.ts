@@ -154,17 +154,31 @@ export async function updateUser(
   return updated;
 }
 
+/** Deletes the identity; with `expected`, only while its version is one of them (the If-Match of a DELETE). */
 export async function deleteUser(
   trx: Transaction<Database>,
   orgId: string,
   id: string,
+  expected?: readonly string[],
 ): Promise<{ id: string; scim: Record<string, unknown> } | undefined> {
   return trx
     .deleteFrom("identities")
     .where("organization_id", "=", orgId)
     .where("id", "=", id)
+    .$if(expected !== undefined, (q) => q.where(sql<boolean>`version::text = any(${expected ?? []}::text[])`))
     .returning(["id", "scim"])
     .executeTakeFirst();
+}
+
+/** The identity's row version, or undefined when there is none (a DELETE's If-Match tells 412 from 404 by it). */
+export async function versionOf(trx: Transaction<Database>, orgId: string, id: string): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom("identities")
+    .select(sql<string>`version::text`.as("version"))
+    .where("organization_id", "=", orgId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row?.version;
 }
 
 /**

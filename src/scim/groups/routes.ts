@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Group } from "../../directory/groups/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { ScimError } from "../errors.js";
+import { expectedOf, notModified, withEtag } from "../etag.js";
 import type { ScimDeps } from "../deps.js";
 import { applyPatch } from "../patch/apply.js";
 import { refuseOtherMethods } from "../plugin.js";
@@ -52,6 +53,8 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
     const id = idOf(req);
     const group = await groups.get(orgOf(req), id);
     if (group === undefined) throw notFound(id);
+    // RFC 7644 §3.14: the client's copy is current; the answer carries no body (and no member is read).
+    if (notModified(req, group.version)) return withEtag(reply.code(304), group.version).send();
     return sendGroup(req, reply, group);
   });
 
@@ -64,7 +67,7 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
       registry === CORE_REGISTRY
         ? { ...input, extensions: current.extensions }
         : { ...input, extensions: extensionsToStore(input.extensions ?? null, current, registry) };
-    const group = await groups.replace(orgOf(req), req.scimClient, id, replaced);
+    const group = await groups.replace(orgOf(req), req.scimClient, id, replaced, expectedOf(req));
     if (group === undefined) throw notFound(id);
     return sendGroup(req, reply, group);
   });
@@ -72,28 +75,34 @@ export function registerGroupRoutes(scope: FastifyInstance, deps: ScimDeps): voi
   scope.patch("/Groups/:id", async (req, reply) => {
     const id = idOf(req);
     const registry = registryOf(req.scimClient);
-    const group = await groups.patch(orgOf(req), req.scimClient, id, (current) => {
-      if (registry === CORE_REGISTRY) {
-        const result = applyPatch("Group", patchableGroup(current), req.body);
-        return groupPatchOf(result.resource, result.members);
-      }
-      const { own } = splitExtensions(current, registry);
-      const result = applyPatch("Group", patchableGroup(current, own), req.body, registry);
-      const extensions = groupExtensionsOf(result.resource, registry);
-      return groupPatchOf(result.resource, result.members, extensionsToStore(extensions, current, registry));
-    });
+    const group = await groups.patch(
+      orgOf(req),
+      req.scimClient,
+      id,
+      (current) => {
+        if (registry === CORE_REGISTRY) {
+          const result = applyPatch("Group", patchableGroup(current), req.body);
+          return groupPatchOf(result.resource, result.members);
+        }
+        const { own } = splitExtensions(current, registry);
+        const result = applyPatch("Group", patchableGroup(current, own), req.body, registry);
+        const extensions = groupExtensionsOf(result.resource, registry);
+        return groupPatchOf(result.resource, result.members, extensionsToStore(extensions, current, registry));
+      },
+      expectedOf(req),
+    );
     if (group === undefined) throw notFound(id);
     // RFC 7644 §3.5.2: 204 unless the client asked for attributes (or its connection asks for the whole group), so
     // a membership change costs the same whatever the group's size (docs/scim-groups.md "What a PATCH answers").
     if (!asksForProjection(req.query) && req.scimClient.groupPatchResponse === "no_content") {
-      return reply.code(204).send();
+      return withEtag(reply.code(204), group.version).send();
     }
     return sendGroup(req, reply, group);
   });
 
   scope.delete("/Groups/:id", async (req, reply) => {
     const id = idOf(req);
-    const deleted = await groups.delete(orgOf(req), req.scimClient, id);
+    const deleted = await groups.delete(orgOf(req), req.scimClient, id, expectedOf(req));
     if (!deleted) throw notFound(id);
     return reply.code(204).send();
   });

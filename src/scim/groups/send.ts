@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { GroupService } from "../../directory/groups/service.js";
 import type { Group } from "../../directory/groups/types.js";
+import { etagOf } from "../etag.js";
 import { parseProjection } from "../query/list-query.js";
 import type { Projection } from "../query/projection.js";
 import { stringifyWithRaw } from "../raw-json.js";
@@ -35,7 +36,8 @@ export async function sendGroup(
   const projection = parseProjection(req.query as Record<string, unknown>);
   const render = (members: string | undefined) =>
     stringifyWithRaw(renderGroup(group, baseUrl, projection, members, registryOf(req.scimClient)));
-  reply.code(status);
+  // The ETag goes out with the headers, before any member chunk is read (RFC 7644 §3.14).
+  reply.code(status).header("etag", etagOf(group.version));
   const fields = memberFieldsOf(projection);
   if (fields === undefined || known !== undefined) return reply.send(render(fields === undefined ? undefined : known));
   const chunks = groups.memberChunks(req.scimClient.organizationId, group.id, fields, baseUrl, MEMBER_CHUNK);

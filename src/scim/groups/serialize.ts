@@ -1,4 +1,5 @@
 import type { Group, MemberFields } from "../../directory/groups/types.js";
+import { etagOf } from "../etag.js";
 import type { ScimObject } from "../patch/types.js";
 import { type Projection, project } from "../query/projection.js";
 import { RawJson } from "../raw-json.js";
@@ -22,6 +23,7 @@ const groupObject = (group: Group, baseUrl: string, shown: readonly [string, unk
     created: group.createdAt.toISOString(),
     lastModified: group.updatedAt.toISOString(),
     location: groupLocation(baseUrl, group.id),
+    version: etagOf(group.version),
   },
 });
 

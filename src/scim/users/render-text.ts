@@ -12,9 +12,10 @@ export const isWhole = (p: Projection): boolean =>
 /**
  * How every users route answers: a UserRecord as the JSON text of renderUser. Without a projection, a user whose
  * stored document this client sees whole is spliced from the record's JSON text, nothing parsed: `schemas` and `id`
- * first, then the document's members (jsonb's key order), `groups` and `meta`. No key repeats: the document holds
- * none of id, groups, meta (ownedKeys says otherwise), and without a projection renderUser keeps every member the
- * document has (validateUser stores registry attributes only). Any other user is rendered as an object.
+ * first, then the document's members (jsonb's key order), `groups` and `meta` (its `version` is etagOf's text,
+ * JSON-escaped: a row version is digits only). No key repeats: the document holds none of id, groups, meta
+ * (ownedKeys says otherwise), and without a projection renderUser keeps every member the document has (validateUser
+ * stores registry attributes only). Any other user is rendered as an object.
  */
 export function userRenderer(
   baseUrl: string,
@@ -32,7 +33,8 @@ export function userRenderer(
     const groups = user.groups === undefined || user.groups === "[]" ? "" : `,"groups":${scimGroups(user.groups)}`;
     return (
       `{"schemas":${split.schemas},"id":"${user.id}"${body}${groups},"meta":{"resourceType":"User",` +
-      `"created":"${user.createdAt}","lastModified":"${user.updatedAt}","location":${location}${user.id}"}}`
+      `"created":"${user.createdAt}","lastModified":"${user.updatedAt}","location":${location}${user.id}",` +
+      `"version":"W/\\"${user.version}\\""}}`
     );
   };
 }

@@ -3,6 +3,7 @@ import type { ReadView } from "../../directory/identities/types.js";
 import { isUuid } from "../../platform/ids.js";
 import type { ScimDeps } from "../deps.js";
 import { ScimError } from "../errors.js";
+import { expectedOf, notModified, withEtag } from "../etag.js";
 import { applyPatch } from "../patch/apply.js";
 import type { JsonObject } from "../patch/types.js";
 import { refuseOtherMethods } from "../plugin.js";
@@ -45,7 +46,7 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     const { user } = await commands.create(client.organizationId, client, write, viewOf(projection));
     // An auto-linked create (docs/decisions.md) answers 201 with the existing id as well.
     const base = baseOf(req);
-    reply.code(201).header("location", userLocation(base, user.id));
+    withEtag(reply.code(201).header("location", userLocation(base, user.id)), user.version);
     return reply.send(userRenderer(base, projection, registry)(user));
   });
 
@@ -54,7 +55,9 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     const id = idOf(req);
     const user = await queries.record(req.scimClient.organizationId, id, viewOf(projection));
     if (user === undefined) throw notFound(id);
-    return reply.send(userRenderer(baseOf(req), projection, registryOf(req.scimClient))(user));
+    // RFC 7644 §3.14: the client's copy is current; the answer carries no body.
+    if (notModified(req, user.version)) return withEtag(reply.code(304), user.version).send();
+    return withEtag(reply, user.version).send(userRenderer(baseOf(req), projection, registryOf(req.scimClient))(user));
   });
 
   scope.put("/Users/:id", async (req, reply) => {
@@ -69,9 +72,9 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
       checkImmutable(registry, current as JsonObject, write.scim as JsonObject);
       return withForeign(write, splitForeign(current, registry).foreign);
     };
-    const user = await commands.update(client.organizationId, client, id, change, viewOf(projection));
+    const user = await commands.update(client.organizationId, client, id, change, viewOf(projection), expectedOf(req));
     if (user === undefined) throw notFound(id);
-    return reply.send(userRenderer(baseOf(req), projection, registry)(user));
+    return withEtag(reply, user.version).send(userRenderer(baseOf(req), projection, registry)(user));
   });
 
   scope.patch("/Users/:id", async (req, reply) => {
@@ -90,15 +93,15 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
       checkImmutable(registry, own as JsonObject, write.scim as JsonObject);
       return withForeign(write, foreign);
     };
-    const user = await commands.update(client.organizationId, client, id, change, viewOf(projection));
+    const user = await commands.update(client.organizationId, client, id, change, viewOf(projection), expectedOf(req));
     if (user === undefined) throw notFound(id);
-    return reply.send(userRenderer(baseOf(req), projection, registry)(user));
+    return withEtag(reply, user.version).send(userRenderer(baseOf(req), projection, registry)(user));
   });
 
   scope.delete("/Users/:id", async (req, reply) => {
     const id = idOf(req);
     const client = req.scimClient;
-    if (!(await commands.delete(client.organizationId, client, id))) throw notFound(id);
+    if (!(await commands.delete(client.organizationId, client, id, expectedOf(req)))) throw notFound(id);
     return reply.code(204).send();
   });
 

@@ -1,4 +1,5 @@
 import type { UserRecord } from "../../directory/identities/types.js";
+import { etagOf } from "../etag.js";
 import { type Projection, project } from "../query/projection.js";
 import {
   COMMON_ATTRIBUTES,
@@ -66,6 +67,7 @@ export function renderUser(
     created: user.createdAt,
     lastModified: user.updatedAt,
     location: userLocation(baseUrl, user.id),
+    version: etagOf(user.version),
   };
   return project("User", out, projection, registry);
 }
