@@ -209,7 +209,7 @@ export const IDPS = {
       },
     ],
     after: [
-      "Supported: /Users and /Groups with POST, GET, PUT, PATCH, DELETE; filters with eq on userName, externalId, employeeNumber (users) and displayName, externalId (groups); cursor or index paging.",
+      "Supported: /Users and /Groups with POST, GET, PUT, PATCH, DELETE, and .search; the whole RFC 7644 filter grammar on every filterable attribute, sortBy/sortOrder, ETags; cursor or index paging.",
       "Discovery: /ServiceProviderConfig, /Schemas and /ResourceTypes.",
     ],
   },
