@@ -68,9 +68,7 @@ export class ScimClientRepo {
           .executeTakeFirstOrThrow();
         await reindexDeclared(trx, row.organizationId, row.clientId, [], row.extensions);
         const client = toScimClient(inserted);
-        const batch = eventsOf(client);
-        await writeEvents(trx, batch);
-        return { client, batch };
+        return { client, batch: await recordEvents(trx, client, eventsOf) };
       });
     } catch (e) {
       if (isUniqueViolation(e, "scim_clients_pkey")) return "client_exists";
@@ -207,10 +205,7 @@ export class ScimClientRepo {
         .where("client_id", "=", clientId)
         .returningAll()
         .executeTakeFirst();
-      if (row === undefined) return undefined;
-      const batch = eventsOf(toScimClient(row));
-      await writeEvents(trx, batch);
-      return batch;
+      return row === undefined ? undefined : recordEvents(trx, toScimClient(row), eventsOf);
     });
   }
 
@@ -227,10 +222,7 @@ export class ScimClientRepo {
         .where("activated_time", "is", null)
         .returningAll()
         .executeTakeFirst();
-      if (row === undefined) return undefined;
-      const batch = eventsOf(toScimClient(row));
-      await writeEvents(trx, batch);
-      return batch;
+      return row === undefined ? undefined : recordEvents(trx, toScimClient(row), eventsOf);
     });
   }
 
@@ -271,4 +263,15 @@ function raced(e: unknown): unknown {
   const hit = unique.findIndex((key) => isUniqueViolation(e, key));
   if (hit < 0) return e;
   return new ExtensionValuesCollideError(hit === 0 ? "User" : "Group", []);
+}
+
+/** Writes, in the change's transaction, the events `eventsOf` makes of the client as it now stands. */
+async function recordEvents(
+  trx: Parameters<typeof writeEvents>[0],
+  client: ScimClient,
+  eventsOf: (client: ScimClient) => OutboxBatch,
+): Promise<OutboxBatch> {
+  const batch = eventsOf(client);
+  await writeEvents(trx, batch);
+  return batch;
 }
