@@ -30,10 +30,12 @@ export const constraintOf = (e: unknown): string | undefined => {
 /**
  * SQLSTATEs that mean "the database cannot serve this now", not "this request is wrong": class 08 (connection
  * exception), 57P01–57P03 (the server is shutting down, crashed, or not accepting connections yet), 53300 (no
- * connection slot left), 57014 (a statement cancelled, by `statement_timeout` among others) and 25P03 (a
- * transaction left idle too long was ended).
+ * connection slot left), 57014 (a statement cancelled, by `statement_timeout` among others), 25P03 (a
+ * transaction left idle too long was ended) and 25006 (a write, or a locking read, reached a server that is read
+ * only: during a failover a pooler's server connection can still point at the demoted primary or at a standby not
+ * yet promoted; Roster never opens read-only transactions itself, so the request is not wrong — it is early).
  */
-const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014", "25P03"]);
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014", "25P03", "25006"]);
 
 /** Node's socket errors on the way to the server. */
 const UNAVAILABLE_NODE_CODES = new Set([

@@ -13,6 +13,7 @@ describe("isDatabaseUnavailable", () => {
     ["no connection slot left (53300)", coded("53300")],
     ["a statement timeout (57014)", coded("57014")],
     ["an idle transaction ended by the server (25P03)", coded("25P03")],
+    ["a write on a server that is read only during a failover (25006)", coded("25006")],
     ["a refused connection", coded("ECONNREFUSED")],
     ["a reset connection", coded("ECONNRESET")],
     ["a missing Unix socket", coded("ENOENT", { syscall: "connect" })],
