@@ -15,12 +15,18 @@ const MAX_LINES = 300;
 
 /**
  * One source file: its line count, what it imports (`src/…` paths for local files, package names otherwise), and the
- * database handles and transactions it names (`databaseHandles`).
+ * database handles and transactions it names (`scan`).
  */
 interface SourceFile {
   lines: number;
   imports: string[];
   handles?: string[];
+  /** Exported classes that extend Error (the domain's refusals, in a domain file). */
+  errors?: string[];
+  /** The names it imports (`import { A as B }` → A). */
+  names?: string[];
+  /** The classes its `instanceof` checks name. */
+  instanceOf?: string[];
 }
 type ImportGraph = Map<string, SourceFile>;
 
@@ -101,17 +107,29 @@ const HANDLE_NAME = /^(Db|Kysely|ControlledTransaction|[A-Za-z]*Transaction)$/;
 const TRANSACTION_STARTERS = new Set(["transaction", "startTransaction"]);
 
 /**
- * The database handles and transactions a file names: an imported or re-exported binding (`import type { Db }`,
+ * What the rules read of a file's syntax. The database handles and transactions it names (the Db rule): an imported or re-exported binding (`import type { Db }`,
  * `import("…").Db`) whose name is a handle, and every call that starts a Kysely transaction (`.transaction()`).
  */
-function databaseHandles(file: string, text: string): string[] {
+function scan(file: string, text: string): Required<Omit<SourceFile, "lines" | "imports">> {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found = new Set<string>();
+  const errors = new Set<string>();
+  const names = new Set<string>();
+  const instanceOf = new Set<string>();
   const visit = (node: ts.Node): void => {
     if (ts.isImportSpecifier(node) || ts.isExportSpecifier(node)) {
       const name = (node.propertyName ?? node.name).text;
       const fromModule = ts.isImportSpecifier(node) || node.parent.parent.moduleSpecifier !== undefined;
       if (fromModule && HANDLE_NAME.test(name)) found.add(name);
+      if (ts.isImportSpecifier(node)) names.add(name);
+    } else if (ts.isClassDeclaration(node) && node.name !== undefined && extendsError(node)) {
+      if (node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) errors.add(node.name.text);
+    } else if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.InstanceOfKeyword &&
+      ts.isIdentifier(node.right)
+    ) {
+      instanceOf.add(node.right.text);
     } else if (ts.isImportTypeNode(node) && node.qualifier !== undefined) {
       const name = ts.isIdentifier(node.qualifier) ? node.qualifier.text : node.qualifier.right.text;
       if (HANDLE_NAME.test(name)) found.add(name);
@@ -126,8 +144,12 @@ function databaseHandles(file: string, text: string): string[] {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return [...found].sort();
+  const sorted = (set: Set<string>) => [...set].sort();
+  return { handles: sorted(found), errors: sorted(errors), names: sorted(names), instanceOf: sorted(instanceOf) };
 }
+
+const extendsError = (node: ts.ClassDeclaration): boolean =>
+  node.heritageClauses?.some((h) => h.types.some((t) => t.expression.getText() === "Error")) ?? false;
 
 /**
  * The Db rule: only storage and repositories hold a database handle or a transaction. Composition roots hand a
@@ -140,6 +162,51 @@ function handleViolations(file: string, handles: readonly string[]): string[] {
   return handles
     .filter((h) => !(assembly && !h.startsWith(".")))
     .map((h) => `db-only-in-storage-and-repositories: ${file} -> ${h}`);
+}
+
+/**
+ * The one place each protocol maps the domain's errors (docs/architecture.md "Errors"), and which parts' errors each
+ * must map: SCIM cannot import `apikeys/`, so it maps those of `directory/` and `events/`.
+ */
+const ERROR_MAPS: readonly { file: string; protocol: Part; from: readonly Part[] }[] = [
+  { file: "src/scim/errors.ts", protocol: "scim", from: ["directory", "events"] },
+  { file: "src/admin/domain-errors.ts", protocol: "admin", from: ["directory", "apikeys", "events"] },
+];
+/** Errors the domain throws and catches itself (a retry signal): no protocol ever sees them. */
+const INTERNAL_SIGNALS: readonly string[] = ["NestingLockBusy"];
+
+/**
+ * Errors declared once, mapped once per protocol: every error class the domain exports is imported by each
+ * protocol's map, and no other file of that protocol tests for it with `instanceof` (a route that catches a domain
+ * error to translate it is a second mapping).
+ */
+function errorMappingViolations(graph: ImportGraph): string[] {
+  const out: string[] = [];
+  const declared = domainErrors(graph);
+  for (const map of ERROR_MAPS) {
+    const mapped = graph.get(map.file)?.names ?? [];
+    for (const [name, part] of declared) {
+      if (map.from.includes(part) && !mapped.includes(name)) out.push(`errors-mapped-once: ${map.file} misses ${name}`);
+    }
+    for (const [file, source] of graph) {
+      if (file === map.file || partOf(file) !== map.protocol) continue;
+      for (const name of source.instanceOf ?? []) {
+        if (declared.has(name)) out.push(`errors-mapped-once: ${file} -> instanceof ${name}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** The error classes the domain exports (internal signals aside) → the part that declares each. */
+function domainErrors(graph: ImportGraph): Map<string, Part> {
+  const declared = new Map<string, Part>();
+  for (const [file, source] of graph) {
+    const part = partOf(file);
+    if (part === undefined || !DOMAIN.includes(part)) continue;
+    for (const name of source.errors ?? []) if (!INTERNAL_SIGNALS.includes(name)) declared.set(name, part);
+  }
+  return declared;
 }
 
 /** Where the migrations live: only what runs migrate() may load them. */
@@ -256,6 +323,7 @@ function violations(graph: ImportGraph, allow: Allowlist): string[] {
     if (!allow.imports.includes(entry)) out.push(entry);
   }
   for (const entry of migrationsReached(graph)) if (!allow.imports.includes(entry)) out.push(entry);
+  for (const entry of errorMappingViolations(graph)) if (!allow.imports.includes(entry)) out.push(entry);
   return out.sort();
 }
 
@@ -299,7 +367,7 @@ function parse(file: string, text: string): SourceFile {
   return {
     lines: text.split("\n").length - (text.endsWith("\n") ? 1 : 0),
     imports: imported.filter((t): t is string => t !== undefined),
-    handles: databaseHandles(file, text),
+    ...scan(file, text),
   };
 }
 
@@ -323,6 +391,14 @@ describe("architecture rules over the import graph of src/", () => {
 
   it("no import breaks a rule beyond the known violations, and no file outgrows its limit", () => {
     expect(violations(graph, KNOWN)).toEqual([]);
+  });
+
+  it("finds the domain's error classes, so the error-mapping rule has something to check", () => {
+    const declared = domainErrors(graph);
+    for (const name of ["ApiKeyError", "ClientGoneError", "GroupError", "UnsupportedFilterError"]) {
+      expect(declared.has(name)).toBe(true);
+    }
+    expect(declared.has("NestingLockBusy")).toBe(false);
   });
 
   it("lists fixed violations so the allowlist can shrink", () => {
@@ -480,6 +556,60 @@ describe("the check fails for a new violation (synthetic graph)", () => {
     const text = "export const f = (repo: { transaction(w: () => void): void }) => repo.transaction(() => {});\n";
     expect(parse("src/apikeys/service.ts", text).handles).toEqual([]);
     expect(violations(withText("src/apikeys/service.ts", text), none)).toEqual([]);
+  });
+
+  describe("errors declared once, mapped once per protocol", () => {
+    const maps = (): ImportGraph => {
+      const graph = clean();
+      graph.set(
+        "src/directory/groups/errors.ts",
+        parse("src/directory/groups/errors.ts", "export class GroupError extends Error {}\n"),
+      );
+      graph.set(
+        "src/apikeys/errors.ts",
+        parse("src/apikeys/errors.ts", "export class ApiKeyError extends Error {}\nclass Local extends Error {}\n"),
+      );
+      graph.set(
+        "src/scim/errors.ts",
+        parse("src/scim/errors.ts", 'import { GroupError } from "../directory/groups/errors.js";\n'),
+      );
+      const admin =
+        'import { ApiKeyError } from "../apikeys/errors.js";\nimport { GroupError } from "../directory/groups/errors.js";\n';
+      graph.set("src/admin/domain-errors.ts", parse("src/admin/domain-errors.ts", admin));
+      return graph;
+    };
+
+    it("accepts every domain error imported by each protocol's map (SCIM needs none of apikeys/)", () => {
+      expect(violations(maps(), none)).toEqual([]);
+    });
+
+    it("a new domain error that a protocol's map misses", () => {
+      const graph = maps();
+      const text = "export class GroupError extends Error {}\nexport class GroupGone extends Error {}\n";
+      graph.set("src/directory/groups/errors.ts", parse("src/directory/groups/errors.ts", text));
+      expect(violations(graph, none)).toEqual([
+        "errors-mapped-once: src/admin/domain-errors.ts misses GroupGone",
+        "errors-mapped-once: src/scim/errors.ts misses GroupGone",
+      ]);
+    });
+
+    it("a route that catches a domain error to translate it", () => {
+      const graph = maps();
+      const route =
+        'import { GroupError } from "../../directory/groups/errors.js";\n' +
+        "export const f = (e: unknown) => e instanceof GroupError;\n";
+      graph.set("src/admin/routes/groups.ts", parse("src/admin/routes/groups.ts", route));
+      expect(violations(graph, none)).toEqual([
+        "errors-mapped-once: src/admin/routes/groups.ts -> instanceof GroupError",
+      ]);
+    });
+
+    it("an internal signal of the domain is no protocol's business", () => {
+      const graph = maps();
+      const text = "export class NestingLockBusy extends Error {}\n";
+      graph.set("src/directory/groups/memberships.ts", parse("src/directory/groups/memberships.ts", text));
+      expect(violations(graph, none)).toEqual([]);
+    });
   });
 
   it("a repository whose imports reach a migration", () => {
