@@ -3,7 +3,8 @@ import { GroupError } from "../directory/groups/errors.js";
 import { ExtensionConflictError, IdentityConflictError } from "../directory/identities/errors.js";
 import { InvalidMappingError, MappingError } from "../directory/mapping/errors.js";
 import { VersionMismatchError } from "../directory/preconditions.js";
-import { ClientGoneError, ExtensionValuesCollideError } from "../directory/scim-clients/errors.js";
+import { OrganizationNotFoundError } from "../directory/organizations/errors.js";
+import { ClientGoneError, ClientIdTakenError, ExtensionValuesCollideError } from "../directory/scim-clients/errors.js";
 import { ExtensionDeclarationError } from "../directory/scim-clients/extensions.js";
 import { UnsupportedFilterError } from "../directory/search/types.js";
 import { AdminError, type AdminStatus } from "./errors.js";
@@ -15,6 +16,7 @@ import { AdminError, type AdminStatus } from "./errors.js";
 export type DomainError =
   | ApiKeyError
   | ClientGoneError
+  | ClientIdTakenError
   | ExtensionConflictError
   | ExtensionDeclarationError
   | ExtensionValuesCollideError
@@ -22,6 +24,7 @@ export type DomainError =
   | IdentityConflictError
   | InvalidMappingError
   | MappingError
+  | OrganizationNotFoundError
   | UnsupportedFilterError
   | VersionMismatchError;
 
@@ -37,6 +40,7 @@ const API_KEY_STATUS: Record<ApiKeyErrorReason, AdminStatus> = {
 const DOMAIN_ERRORS = [
   ApiKeyError,
   ClientGoneError,
+  ClientIdTakenError,
   ExtensionConflictError,
   ExtensionDeclarationError,
   ExtensionValuesCollideError,
@@ -44,6 +48,7 @@ const DOMAIN_ERRORS = [
   IdentityConflictError,
   InvalidMappingError,
   MappingError,
+  OrganizationNotFoundError,
   UnsupportedFilterError,
   VersionMismatchError,
 ] as const;
@@ -61,7 +66,7 @@ export function toAdminError(e: DomainError, details: readonly unknown[] = []): 
     const holders = e.collisions.map((c) => ({ attribute: c.attribute, resource: e.resource, ids: c.ids }));
     return new AdminError("ALREADY_EXISTS", e.message, [...details, ...holders]);
   }
-  if (e instanceof IdentityConflictError || e instanceof ExtensionConflictError) {
+  if (e instanceof IdentityConflictError || e instanceof ExtensionConflictError || e instanceof ClientIdTakenError) {
     return new AdminError("ALREADY_EXISTS", e.message, details);
   }
   if (e instanceof GroupError) {
@@ -70,7 +75,9 @@ export function toAdminError(e: DomainError, details: readonly unknown[] = []): 
       : new AdminError("INVALID_ARGUMENT", `members: ${e.message}`, details);
   }
   if (e instanceof VersionMismatchError) return new AdminError("FAILED_PRECONDITION", e.message, details);
-  if (e instanceof ClientGoneError) return new AdminError("NOT_FOUND", e.message, details);
+  if (e instanceof ClientGoneError || e instanceof OrganizationNotFoundError) {
+    return new AdminError("NOT_FOUND", e.message, details);
+  }
   // A filter the parser accepts but the store cannot answer is an invalid argument too.
   if (e instanceof UnsupportedFilterError)
     return new AdminError("INVALID_ARGUMENT", `${e.part}: ${e.message}`, details);

@@ -2,7 +2,8 @@ import { GroupError } from "../directory/groups/errors.js";
 import { ExtensionConflictError, IdentityConflictError } from "../directory/identities/errors.js";
 import { InvalidMappingError, MappingError } from "../directory/mapping/errors.js";
 import { VersionMismatchError } from "../directory/preconditions.js";
-import { ClientGoneError, ExtensionValuesCollideError } from "../directory/scim-clients/errors.js";
+import { OrganizationNotFoundError } from "../directory/organizations/errors.js";
+import { ClientGoneError, ClientIdTakenError, ExtensionValuesCollideError } from "../directory/scim-clients/errors.js";
 import { ExtensionDeclarationError } from "../directory/scim-clients/extensions.js";
 import { UnsupportedFilterError } from "../directory/search/types.js";
 
@@ -43,7 +44,8 @@ export const badRequest = (scimType: ScimType | undefined, detail: string): Scim
  * failed If-Match 412, a group's bad member 400 invalidValue, a filter (sort) the store cannot answer 400
  * invalidFilter (invalidValue), a failed data mapping a 500, and a write that raced the deletion of its own client
  * answers as for a client that does not exist. The refusals of the admin API's own operations (a mapping or an
- * extension declaration refused) cannot reach SCIM; they would be the request's invalid value.
+ * extension declaration refused, a client id taken, an organization missing) cannot reach SCIM; they are mapped as
+ * what they would be to a SCIM request.
  */
 export function scimErrorOf(e: unknown): ScimError | undefined {
   if (e instanceof ScimError) return e;
@@ -63,8 +65,12 @@ export function scimErrorOf(e: unknown): ScimError | undefined {
     return badRequest(e.part === "sort" ? "invalidValue" : "invalidFilter", e.message);
   }
   if (e instanceof MappingError) return new ScimError(500, undefined, `data mapping failed: ${e.message}`);
-  if (e instanceof ClientGoneError) return new ScimError(404, undefined, "SCIM client not found");
-  if (e instanceof ExtensionValuesCollideError) return new ScimError(409, "uniqueness", e.message);
+  if (e instanceof ClientGoneError || e instanceof OrganizationNotFoundError) {
+    return new ScimError(404, undefined, "SCIM client not found");
+  }
+  if (e instanceof ExtensionValuesCollideError || e instanceof ClientIdTakenError) {
+    return new ScimError(409, "uniqueness", e.message);
+  }
   if (e instanceof InvalidMappingError || e instanceof ExtensionDeclarationError) {
     return badRequest("invalidValue", e.message);
   }

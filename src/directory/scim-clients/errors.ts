@@ -1,5 +1,12 @@
-/** Why a SCIM client was not created; the admin API maps each reason to its status and message. */
-export type ScimClientRefusal = "client_exists" | "organization_missing";
+/** A SCIM client was created with a client id another client has. */
+export class ClientIdTakenError extends Error {
+  readonly clientId: string;
+  constructor(clientId: string) {
+    super(`client_id ${clientId} is taken`);
+    this.name = "ClientIdTakenError";
+    this.clientId = clientId;
+  }
+}
 
 /**
  * A directory write raced the deletion of its SCIM client (or of the client's organization) — by another instance,
