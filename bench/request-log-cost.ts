@@ -10,7 +10,8 @@ import { RequestLogRepo } from "../src/observability/request-log/repo.js";
 import { requestLogEntry } from "../src/observability/request-log/entry.js";
 import { uuidv7 } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
-import { migrate, openDatabase } from "../src/storage/database.js";
+import { openDatabase } from "../src/storage/database.js";
+import { migrate } from "../src/storage/migrate.js";
 import { startEmbedded } from "../src/storage/embedded.js";
 import { postgresCpuReader } from "./lib/cpu.js";
 

@@ -104,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
   const publicUrl = deps.publicUrlFromRequest === true ? requestOrigins(app, deps.publicUrl) : deps.publicUrl;
   if (deps.onRoute !== undefined) app.addHook("onRoute", deps.onRoute);
-  installEdge(app, deps.logger);
+  installEdge(app, deps.logger, DATABASE_FAULTS);
   const box = new SecretBox(deps.secrets);
   const organizations = new OrganizationService(new OrganizationRepo(deps.db), deps.clock);
   const observability =

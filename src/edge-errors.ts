@@ -2,7 +2,8 @@ import type { Socket } from "node:net";
 import { maxHeaderSize, STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type AdminStatus, errorBody as adminErrorBody } from "./admin/errors.js";
-import { logInternalError, pathOnly } from "./platform/internal-error.js";
+import { type DatabaseFaults, faultOf } from "./platform/faults.js";
+import { pathOnly } from "./platform/internal-error.js";
 import type { Logger } from "./platform/logger.js";
 import type { ScimType } from "./scim/errors.js";
 import { errorBody as scimErrorBody, SCIM_CONTENT_TYPE } from "./scim/render.js";
@@ -25,7 +26,12 @@ const protocolOf = (url: string): Protocol => {
 /** Paths the SCIM and admin scopes answer themselves (their own 404s included); routing is case-insensitive. */
 const SCOPED = /^\/(scim\/[^/?]+\/v2|v2alpha1\/admin)(\/|\?|$)/i;
 
-const ADMIN_STATUS: Record<number, AdminStatus> = { 401: "UNAUTHENTICATED", 404: "NOT_FOUND", 500: "INTERNAL" };
+const ADMIN_STATUS: Record<number, AdminStatus> = {
+  401: "UNAUTHENTICATED",
+  404: "NOT_FOUND",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+};
 
 interface Rendered {
   readonly contentType: string;
@@ -96,7 +102,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException & { rawPacket?: 
 }
 
 /** The root scope: 404s and errors of paths under no scope, in the protocol their path suggests. */
-export function installEdge(app: FastifyInstance, logger: Logger): void {
+export function installEdge(app: FastifyInstance, logger: Logger, faults: DatabaseFaults): void {
   // An unknown path outside the scopes is 404 before its body is read (the scopes do the same after auth).
   app.addHook("onRequest", async (req, reply) => {
     if (req.is404 && !SCOPED.test(req.url)) {
@@ -120,7 +126,16 @@ export function installEdge(app: FastifyInstance, logger: Logger): void {
       );
       return;
     }
-    const id = logInternalError(logger, error, { method: req.method, path: pathOnly(req.url) }, "request failed");
-    send(reply, 500, render(protocol, 500, `internal server error (error id ${id})`));
+    const fault = faultOf(error, faults, logger, { label: "request", method: req.method, path: pathOnly(req.url) });
+    if (fault.status === 500) {
+      send(reply, 500, render(protocol, 500, `internal server error (error id ${fault.errorId})`));
+      return;
+    }
+    if (fault.status === 503) reply.header("retry-after", String(fault.retryAfterSeconds));
+    send(
+      reply,
+      fault.status,
+      render(protocol, fault.status, fault.message, fault.status === 400 ? "invalidValue" : undefined),
+    );
   });
 }

@@ -5,7 +5,8 @@ import { buildApp } from "../../src/app.js";
 import { systemClock } from "../../src/platform/clock.js";
 import { hashSecret } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
-import { type Db, migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
+import { type Db, openDatabase, quoteIdent } from "../../src/storage/database.js";
+import { migrate } from "../../src/storage/migrate.js";
 import { startEmbedded } from "../../src/storage/embedded.js";
 
 const ADMIN_TOKEN = "bench-admin";

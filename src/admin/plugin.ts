@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import { verifySecret } from "../platform/crypto.js";
-import { logInternalError, pathOnly } from "../platform/internal-error.js";
+import { pathOnly } from "../platform/internal-error.js";
 import type { Logger } from "../platform/logger.js";
 import { describeProblem, findUnstorable, findUnstorableParameter } from "../platform/storable.js";
-import type { DatabaseFaults } from "../platform/faults.js";
-import { isDomainError, toAdminError } from "./domain-errors.js";
+import { type DatabaseFaults, faultOf } from "../platform/faults.js";
+import { adminErrorOf } from "./domain-errors.js";
 import { AdminError, errorBody, invalidArgument } from "./errors.js";
 import { MAX_ADMIN_JSON_DEPTH } from "./limits.js";
 import { checkSetupRoute, installSetupScoping, type SetupGuardDeps, setupPrincipalOf } from "./setup-links/guard.js";
@@ -105,7 +105,7 @@ export function installAdminPlumbing(
   });
 
   scope.setErrorHandler((thrown: FastifyError | AdminError, req, reply) => {
-    const error = isDomainError(thrown) ? toAdminError(thrown) : thrown;
+    const error = adminErrorOf(thrown) ?? thrown;
     if (error instanceof AdminError) {
       if (error.httpStatus === 401) reply.header("www-authenticate", ADMIN_CHALLENGE);
       reply.code(error.httpStatus).send(errorBody(error.httpStatus, error.status, error.message, error.details));
@@ -125,25 +125,19 @@ export function installAdminPlumbing(
       reply.code(400).send(errorBody(400, "INVALID_ARGUMENT", safeClientMessage(error)));
       return;
     }
-    if (faults.isUnavailable(error)) {
-      logger.warn(
-        { code: (error as { code?: unknown }).code, method: req.method },
-        "admin request: database unavailable",
-      );
-      reply.header("retry-after", String(faults.retryAfterSeconds));
-      reply.code(503).send(errorBody(503, "UNAVAILABLE", "the service is temporarily unavailable; retry later"));
-      return;
+    const fault = faultOf(error, faults, logger, {
+      label: "admin request",
+      method: req.method,
+      path: pathOnly(req.url),
+    });
+    if (fault.status === 503) {
+      reply.header("retry-after", String(fault.retryAfterSeconds));
+      reply.code(503).send(errorBody(503, "UNAVAILABLE", fault.message));
+    } else if (fault.status === 400) {
+      reply.code(400).send(errorBody(400, "INVALID_ARGUMENT", fault.message));
+    } else {
+      reply.code(500).send(errorBody(500, "INTERNAL", `internal error (error id ${fault.errorId})`));
     }
-    // A value the database refused (an encoding, a size): the request's fault, and retrying cannot help.
-    const sqlState = faults.clientDataCode(error);
-    if (sqlState !== undefined) {
-      logger.warn({ sqlState, method: req.method, path: pathOnly(req.url) }, "admin request refused by the database");
-      const message = `a value in the request cannot be stored (SQLSTATE ${sqlState})`;
-      reply.code(400).send(errorBody(400, "INVALID_ARGUMENT", message));
-      return;
-    }
-    const id = logInternalError(logger, error, { method: req.method, path: pathOnly(req.url) }, "admin request failed");
-    reply.code(500).send(errorBody(500, "INTERNAL", `internal error (error id ${id})`));
   });
 }
 

@@ -3,6 +3,7 @@ import type { Db } from "../storage/database.js";
 import { preparedStatement } from "../storage/prepared.js";
 import type { Database } from "../storage/schema.js";
 import type { DirectoryEvent, EventClient, EventSink, OutboxBatch } from "./events.js";
+import { rethrowClientGone } from "./scim-clients/gone-repo.js";
 
 const EVENTS_INSERT = preparedStatement("events_insert");
 
@@ -51,7 +52,8 @@ export async function writeEvents(db: Executor, batch: OutboxBatch): Promise<voi
 export type RecordEvents = (client: EventClient, events: readonly DirectoryEvent[]) => Promise<void>;
 
 /**
- * Runs `work` in a transaction whose events `record` writes, and announces them to `sink` once it committed.
+ * Runs `work` in a transaction whose events `record` writes, and announces them to `sink` once it committed. A write
+ * that raced the deletion of its client fails with ClientGoneError.
  */
 export async function transactionWithEvents<T>(
   db: Db,
@@ -59,14 +61,17 @@ export async function transactionWithEvents<T>(
   work: (trx: Transaction<Database>, record: RecordEvents) => Promise<T>,
 ): Promise<T> {
   const written: OutboxBatch[] = [];
-  const result = await db.transaction().execute((trx) =>
-    work(trx, async (client, events) => {
-      if (events.length === 0) return;
-      const batch = sink.batch(client, events);
-      await writeEvents(trx, batch);
-      written.push(batch);
-    }),
-  );
+  const result = await db
+    .transaction()
+    .execute((trx) =>
+      work(trx, async (client, events) => {
+        if (events.length === 0) return;
+        const batch = sink.batch(client, events);
+        await writeEvents(trx, batch);
+        written.push(batch);
+      }),
+    )
+    .catch(rethrowClientGone);
   for (const batch of written) sink.committed(batch);
   return result;
 }

@@ -1,6 +1,5 @@
 import type { Clock } from "../platform/clock.js";
-import type { Db } from "../storage/database.js";
-import { type EventRow, eventById, eventsAfter, feedBounds, horizon, pruneEvents } from "./repo.js";
+import type { EventRow, EventStore } from "./repo.js";
 import { type FeedPosition, type FeedTokens, START } from "./token.js";
 
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
@@ -29,14 +28,14 @@ const NOT_OURS = "after must be a next_after token of this organization's feed, 
  * resource's commit order, from any position no older than the retention period.
  */
 export class EventFeed {
-  readonly #db: Db;
+  readonly #store: EventStore;
   readonly #clock: Clock;
   readonly #retentionMs: number;
 
   readonly #tokens: FeedTokens;
 
-  constructor(db: Db, clock: Clock, retentionDays: number, tokens: FeedTokens) {
-    this.#db = db;
+  constructor(store: EventStore, clock: Clock, retentionDays: number, tokens: FeedTokens) {
+    this.#store = store;
     this.#clock = clock;
     this.#retentionMs = retentionDays * DAY_MS;
     this.#tokens = tokens;
@@ -47,7 +46,7 @@ export class EventFeed {
     const organizationId = r.organizationId.toLowerCase();
     const sign = (p: FeedPosition) => this.#tokens.encode(organizationId, p);
     if (r.after === "now") {
-      return { ok: true, events: [], nextAfter: sign({ txid: await horizon(this.#db), seq: 0, timeMs: now }) };
+      return { ok: true, events: [], nextAfter: sign({ txid: await this.#store.horizon(), seq: 0, timeMs: now }) };
     }
     let after: FeedPosition | undefined;
     if (r.after !== undefined) {
@@ -65,7 +64,7 @@ export class EventFeed {
     // A position older than the retention period may have had events after it pruned: the consumer must reconcile.
     if (after !== undefined && after.timeMs < now - this.#retentionMs) return { ok: false, reason: "expired" };
     const from = after ?? START;
-    const events = await eventsAfter(this.#db, {
+    const events = await this.#store.after({
       organizationId,
       directoryId: r.directoryId,
       events: r.events,
@@ -87,16 +86,16 @@ export class EventFeed {
    */
   async #withinIssued(p: FeedPosition, now: number): Promise<boolean> {
     if (p.timeMs > now + LEGACY_CLOCK_SKEW_MS) return false;
-    const bounds = await feedBounds(this.#db);
+    const bounds = await this.#store.bounds();
     return BigInt(p.txid) <= BigInt(bounds.horizon) && p.seq <= bounds.lastSeq;
   }
 
   get(id: string): Promise<EventRow | undefined> {
-    return eventById(this.#db, id);
+    return this.#store.byId(id);
   }
 
   /** Deletes events past the retention period (ROSTER_EVENT_RETENTION_DAYS); returns how many. */
   prune(): Promise<number> {
-    return pruneEvents(this.#db, new Date(this.#clock.now().getTime() - this.#retentionMs));
+    return this.#store.prune(new Date(this.#clock.now().getTime() - this.#retentionMs));
   }
 }

@@ -90,3 +90,20 @@ export async function pruneEvents(db: Db, cutoff: Date): Promise<number> {
   }
   return total;
 }
+
+/** The feed's storage, bound to one pool: what EventFeed reads and prunes, without holding the pool itself. */
+export interface EventStore {
+  after(q: FeedQuery): Promise<EventRow[]>;
+  horizon(): Promise<string>;
+  bounds(): Promise<{ horizon: string; lastSeq: number }>;
+  byId(id: string): Promise<EventRow | undefined>;
+  prune(cutoff: Date): Promise<number>;
+}
+
+export const eventStore = (db: Db): EventStore => ({
+  after: (q) => eventsAfter(db, q),
+  horizon: () => horizon(db),
+  bounds: () => feedBounds(db),
+  byId: (id) => eventById(db, id),
+  prune: (cutoff) => pruneEvents(db, cutoff),
+});

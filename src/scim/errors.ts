@@ -1,8 +1,11 @@
 import { GroupError } from "../directory/groups/errors.js";
 import { ExtensionConflictError, IdentityConflictError } from "../directory/identities/errors.js";
-import { MappingError } from "../directory/mapping/errors.js";
+import { InvalidMappingError, MappingError } from "../directory/mapping/errors.js";
 import { VersionMismatchError } from "../directory/preconditions.js";
-import { isClientGone } from "../directory/scim-clients/errors.js";
+import { OrganizationNotFoundError } from "../directory/organizations/errors.js";
+import { ClientGoneError, ClientIdTakenError, ExtensionValuesCollideError } from "../directory/scim-clients/errors.js";
+import { ExtensionDeclarationError } from "../directory/scim-clients/extensions.js";
+import { UnsupportedFilterError } from "../directory/search/types.js";
 
 /** RFC 7644 §3.12 scimType values used by Roster. */
 export type ScimType =
@@ -36,9 +39,13 @@ export const badRequest = (scimType: ScimType | undefined, detail: string): Scim
   new ScimError(400, scimType, detail);
 
 /**
- * The domain's refusals as SCIM errors (RFC 7644 §3.12), in one place; undefined for anything else. Conflicts are
- * 409 uniqueness, a failed If-Match 412, a group's bad member 400 invalidValue, a failed data mapping a 500, and a write that raced the
- * deletion of its own client answers as for a client that does not exist.
+ * The domain's refusals as SCIM errors (RFC 7644 §3.12): every error class of `directory/`, in this one place, so a
+ * route lets them through rather than catching them; undefined for anything else. Conflicts are 409 uniqueness, a
+ * failed If-Match 412, a group's bad member 400 invalidValue, a filter (sort) the store cannot answer 400
+ * invalidFilter (invalidValue), a failed data mapping a 500, and a write that raced the deletion of its own client
+ * answers as for a client that does not exist. The refusals of the admin API's own operations (a mapping or an
+ * extension declaration refused, a client id taken, an organization missing) cannot reach SCIM; they are mapped as
+ * what they would be to a SCIM request.
  */
 export function scimErrorOf(e: unknown): ScimError | undefined {
   if (e instanceof ScimError) return e;
@@ -54,7 +61,18 @@ export function scimErrorOf(e: unknown): ScimError | undefined {
   if (e instanceof VersionMismatchError) {
     return new ScimError(412, undefined, `the resource has changed: its version is W/"${e.current}"`);
   }
+  if (e instanceof UnsupportedFilterError) {
+    return badRequest(e.part === "sort" ? "invalidValue" : "invalidFilter", e.message);
+  }
   if (e instanceof MappingError) return new ScimError(500, undefined, `data mapping failed: ${e.message}`);
-  if (isClientGone(e)) return new ScimError(404, undefined, "SCIM client not found");
+  if (e instanceof ClientGoneError || e instanceof OrganizationNotFoundError) {
+    return new ScimError(404, undefined, "SCIM client not found");
+  }
+  if (e instanceof ExtensionValuesCollideError || e instanceof ClientIdTakenError) {
+    return new ScimError(409, "uniqueness", e.message);
+  }
+  if (e instanceof InvalidMappingError || e instanceof ExtensionDeclarationError) {
+    return badRequest("invalidValue", e.message);
+  }
   return undefined;
 }

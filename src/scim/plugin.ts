@@ -3,7 +3,7 @@ import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Logger } from "../platform/logger.js";
 import { logInternalError, pathOnly } from "../platform/internal-error.js";
 import { describeProblem, findUnstorable, findUnstorableParameter, isStorableText } from "../platform/storable.js";
-import type { DatabaseFaults } from "../platform/faults.js";
+import { type DatabaseFaults, faultOf } from "../platform/faults.js";
 import type { AccessTokenCodec } from "./auth/access-tokens.js";
 import { authenticate } from "./auth/authenticate.js";
 import { presentedCredentials } from "./auth/credentials.js";
@@ -156,24 +156,14 @@ export function installScimPlumbing(
       sendError(reply, status, status === 400 ? "invalidSyntax" : undefined, "the request could not be processed");
       return;
     }
-    if (faults.isUnavailable(error)) {
-      logger.warn(
-        { code: (error as { code?: unknown }).code, method: req.method },
-        "SCIM request: database unavailable",
-      );
-      reply.header("retry-after", String(faults.retryAfterSeconds));
-      sendError(reply, 503, undefined, "the service is temporarily unavailable; retry later");
-      return;
-    }
-    // A value the database refused (an encoding, a size): the request's fault, and retrying cannot help.
-    const sqlState = faults.clientDataCode(error);
-    if (sqlState !== undefined) {
-      logger.warn({ sqlState, method: req.method, path: pathOnly(req.url) }, "SCIM request refused by the database");
-      sendError(reply, 400, "invalidValue", `a value in the request cannot be stored (SQLSTATE ${sqlState})`);
-      return;
-    }
-    const id = logInternalError(logger, error, { method: req.method, path: pathOnly(req.url) }, "SCIM request failed");
-    sendError(reply, 500, undefined, `internal server error (error id ${id})`);
+    const fault = faultOf(error, faults, logger, {
+      label: "SCIM request",
+      method: req.method,
+      path: pathOnly(req.url),
+    });
+    if (fault.status === 503) reply.header("retry-after", String(fault.retryAfterSeconds));
+    if (fault.status === 500) sendError(reply, 500, undefined, `internal server error (error id ${fault.errorId})`);
+    else sendError(reply, fault.status, fault.status === 400 ? "invalidValue" : undefined, fault.message);
   });
 }
 

@@ -127,5 +127,4 @@ export async function checkPoolerSession(db: Db): Promise<void> {
   }
 }
 
-export { migrate, pendingMigrations } from "./migrate.js";
 export { quoteIdent };

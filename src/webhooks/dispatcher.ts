@@ -3,7 +3,7 @@ import { performance } from "node:perf_hooks";
 import { Deliverer, type DelivererOptions } from "./delivery.js";
 import { GroupCommit } from "./group-commit.js";
 import { type ClaimedEvent, claimDue, type OutboxKey } from "./outbox-claim-repo.js";
-import { type Finished, releaseClaimed } from "./outbox-repo.js";
+import { type Finished, outboxBookkeeping, releaseClaimed } from "./outbox-repo.js";
 import { defaultPerOrganization, OrganizationShares } from "./organization-shares.js";
 import { OwedBookkeeping } from "./owed-bookkeeping.js";
 import { DEFAULT_HEARTBEAT_MS, Heartbeat, Retention, type RetentionOptions } from "./upkeep-repo.js";
@@ -74,6 +74,7 @@ export class WebhookDispatcher {
   readonly #inFlight = new Set<Promise<void>>();
   readonly #deliverer: Deliverer;
   readonly #commits: GroupCommit;
+  readonly #settleOwed: (now: Date) => Promise<void>;
   #loop: Promise<void> | undefined;
   #stopping = false;
   #wakeRequested = false;
@@ -91,7 +92,9 @@ export class WebhookDispatcher {
     this.#heartbeat = new Heartbeat(options.db, options.logger, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     this.#retention = new Retention(options);
     this.#deliverer = new Deliverer(options);
-    this.#commits = new GroupCommit(options.db, options.clock, options.logger, (f) => this.#owed.notRecorded(f));
+    const outbox = outboxBookkeeping(options.db);
+    this.#settleOwed = (now) => this.#owed.settle(outbox, now);
+    this.#commits = new GroupCommit(outbox, options.clock, options.logger, (f) => this.#owed.notRecorded(f));
   }
 
   /** The id its claims carry (webhook_dispatchers.id). */
@@ -222,7 +225,7 @@ export class WebhookDispatcher {
     await this.#heartbeat.beatIfDue();
     // Settled first: a connection cut after a claim committed (a terminated backend, a reset) or an outage during a
     // delivery's bookkeeping leaves claims whose owner — this live dispatcher — keeps its lease.
-    await this.#owed.settle(this.#o.db, now);
+    await this.#settleOwed(now);
     const claimToken = randomBytes(12).toString("base64url");
     const claim = await claimDue(this.#o.db, {
       owner: this.#heartbeat.id,

@@ -1,8 +1,7 @@
 import type { Clock } from "../platform/clock.js";
 import type { Logger } from "../platform/logger.js";
-import type { Db } from "../storage/database.js";
 import type { ClaimedEvent } from "./outbox-claim-repo.js";
-import { type Finished, recordAndStart } from "./outbox-repo.js";
+import type { Finished, OutboxBookkeeping } from "./outbox-repo.js";
 
 /** One entry of the group commit: an answered event to record, and/or the next event of its chain to mark started. */
 interface Bookkeeping {
@@ -16,7 +15,7 @@ interface Bookkeeping {
  * attempts, the next events to mark started) is written together by the next statement (recordAndStart).
  */
 export class GroupCommit {
-  readonly #db: Db;
+  readonly #outbox: OutboxBookkeeping;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #notRecorded: (finished: readonly Finished[]) => void;
@@ -24,8 +23,13 @@ export class GroupCommit {
   #flushing: Promise<void> | undefined;
 
   /** `notRecorded`: told of the answered attempts a failed write did not record (they stay claimed). */
-  constructor(db: Db, clock: Clock, logger: Logger, notRecorded: (finished: readonly Finished[]) => void) {
-    this.#db = db;
+  constructor(
+    outbox: OutboxBookkeeping,
+    clock: Clock,
+    logger: Logger,
+    notRecorded: (finished: readonly Finished[]) => void,
+  ) {
+    this.#outbox = outbox;
     this.#clock = clock;
     this.#logger = logger;
     this.#notRecorded = notRecorded;
@@ -51,8 +55,7 @@ export class GroupCommit {
       let started = new Set<number>();
       const finished = batch.flatMap((b) => (b.finished === undefined ? [] : [b.finished]));
       try {
-        started = await recordAndStart(
-          this.#db,
+        started = await this.#outbox.recordAndStart(
           finished,
           batch.flatMap((b) => (b.start === undefined ? [] : [b.start])),
           this.#clock.now(),

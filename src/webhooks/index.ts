@@ -1,4 +1,5 @@
 import { DEFAULT_EVENT_RETENTION_DAYS, EventFeed } from "../events/feed.js";
+import { eventStore } from "../events/repo.js";
 import { FeedTokens } from "../events/token.js";
 import type { Clock } from "../platform/clock.js";
 import type { SecretBox } from "../platform/crypto.js";
@@ -76,7 +77,7 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
   const openSecret = (sealed: string) => o.box.open(sealed);
   const eventLog = new EventLog(o.db);
   const feed = new EventFeed(
-    o.db,
+    eventStore(o.db),
     o.clock,
     o.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS,
     new FeedTokens(o.box.derivedKeys("roster-feed-token-v1")),

@@ -96,3 +96,16 @@ export async function recordAndStart(
   `.execute(db);
   return new Set(rows.rows.map((r) => Number(r.seq)));
 }
+
+/** The dispatcher's bookkeeping writes, bound to its pool (GroupCommit and OwedBookkeeping write through these). */
+export interface OutboxBookkeeping {
+  recordAndStart(finished: readonly Finished[], start: readonly ClaimedEvent[], now: Date): Promise<Set<number>>;
+  releaseClaimed(events: readonly ClaimedEvent[]): Promise<void>;
+  releaseClaimTokens(claimTokens: readonly string[]): Promise<void>;
+}
+
+export const outboxBookkeeping = (db: Db): OutboxBookkeeping => ({
+  recordAndStart: (finished, start, now) => recordAndStart(db, finished, start, now),
+  releaseClaimed: (events) => releaseClaimed(db, events),
+  releaseClaimTokens: (claimTokens) => releaseClaimTokens(db, claimTokens),
+});

@@ -1,6 +1,5 @@
-import type { Db } from "../storage/database.js";
 import type { ClaimedEvent } from "./outbox-claim-repo.js";
-import { type Finished, recordAndStart, releaseClaimed, releaseClaimTokens } from "./outbox-repo.js";
+import type { Finished, OutboxBookkeeping } from "./outbox-repo.js";
 
 /** Entries of each kind remembered; beyond this (a very long outage under load) their claims' lease applies. */
 const MAX_OWED = 1000;
@@ -43,17 +42,17 @@ export class OwedBookkeeping {
    * statement whose answer was lost may have committed: the outbox rows are matched by their claim token, and an
    * attempt already in the event log is not written twice.
    */
-  async settle(db: Db, now: Date): Promise<void> {
+  async settle(outbox: OutboxBookkeeping, now: Date): Promise<void> {
     if (this.#claimTokens.length > 0) {
-      await releaseClaimTokens(db, this.#claimTokens);
+      await outbox.releaseClaimTokens(this.#claimTokens);
       this.#claimTokens = [];
     }
     if (this.#answered.length > 0) {
-      await recordAndStart(db, this.#answered, [], now);
+      await outbox.recordAndStart(this.#answered, [], now);
       this.#answered = [];
     }
     if (this.#unsent.length > 0) {
-      await releaseClaimed(db, this.#unsent);
+      await outbox.releaseClaimed(this.#unsent);
       this.#unsent = [];
     }
   }

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { Migrator } from "kysely";
 import pg from "pg";
 import { inject } from "vitest";
-import { type Db, migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
+import { type Db, openDatabase, quoteIdent } from "../../src/storage/database.js";
+import { migrate } from "../../src/storage/migrate.js";
 import { MIGRATIONS } from "../../src/storage/migrations/index.js";
 import { DEFAULT_DATABASE_TIMEOUTS } from "../../src/storage/timeouts.js";
 

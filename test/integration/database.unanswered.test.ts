@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { migrate, openDatabase } from "../../src/storage/database.js";
+import { openDatabase } from "../../src/storage/database.js";
+import { migrate } from "../../src/storage/migrate.js";
 import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { createServerDatabase, type ServerDatabase } from "../helpers/database.js";
 import { type DbProxy, startDbProxy } from "../helpers/db-proxy.js";

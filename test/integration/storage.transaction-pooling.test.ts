@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
-import { checkPoolerSession, migrate, openDatabase, quoteIdent } from "../../src/storage/database.js";
+import { checkPoolerSession, openDatabase, quoteIdent } from "../../src/storage/database.js";
+import { migrate } from "../../src/storage/migrate.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { createGroup, patchGroup } from "../helpers/groups.js";
 import { hasPgBouncer, type PgBouncer, startPgBouncer } from "../helpers/pgbouncer.js";

@@ -13,10 +13,20 @@ import { describe, expect, it } from "vitest";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const MAX_LINES = 300;
 
-/** One source file: its line count and what it imports (`src/…` paths for local files, package names otherwise). */
+/**
+ * One source file: its line count, what it imports (`src/…` paths for local files, package names otherwise), and the
+ * database handles and transactions it names (`scan`).
+ */
 interface SourceFile {
   lines: number;
   imports: string[];
+  handles?: string[];
+  /** Exported classes that extend Error (the domain's refusals, in a domain file). */
+  errors?: string[];
+  /** The names it imports (`import { A as B }` → A). */
+  names?: string[];
+  /** The classes its `instanceof` checks name. */
+  instanceOf?: string[];
 }
 type ImportGraph = Map<string, SourceFile>;
 
@@ -74,6 +84,160 @@ const isRepository = (file: string): boolean =>
   /(^|\/|-)repo(-[a-z-]+)?\.tsx?$/.test(file) ||
   /\/repo\//.test(file) ||
   file === "src/observability/tracing.ts";
+
+/**
+ * TEMPORARY allow-list of the Db rule: files that still hold a `Db` or a transaction while their services are moved
+ * behind repositories. Remove an entry when its file is fixed (the stale check lists fixed ones); never add one.
+ */
+const DB_RULE_PENDING: readonly string[] = [
+  "src/directory/groups/memberships.ts",
+  "src/directory/groups/service.ts",
+  "src/directory/identities/commands.ts",
+  "src/directory/identities/locked-update.ts",
+  "src/directory/identities/queries.ts",
+  "src/directory/identities/service.ts",
+];
+
+/**
+ * Names that carry a database handle or a transaction across a file boundary: kysely's `Kysely`, `Transaction` and
+ * `ControlledTransaction`, storage's `Db` alias, and a repository's own transaction alias (`GroupTransaction`).
+ */
+const HANDLE_NAME = /^(Db|Kysely|ControlledTransaction|[A-Za-z]*Transaction)$/;
+/** Kysely's transaction starters: `db.transaction()` (no argument: a unit of work's `transaction(work)` is fine). */
+const TRANSACTION_STARTERS = new Set(["transaction", "startTransaction"]);
+
+/**
+ * What the rules read of a file's syntax. The database handles and transactions it names (the Db rule): an imported or re-exported binding (`import type { Db }`,
+ * `import("…").Db`) whose name is a handle, and every call that starts a Kysely transaction (`.transaction()`).
+ */
+function scan(file: string, text: string): Required<Omit<SourceFile, "lines" | "imports">> {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found = new Set<string>();
+  const errors = new Set<string>();
+  const names = new Set<string>();
+  const instanceOf = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportSpecifier(node) || ts.isExportSpecifier(node)) {
+      const name = (node.propertyName ?? node.name).text;
+      const fromModule = ts.isImportSpecifier(node) || node.parent.parent.moduleSpecifier !== undefined;
+      if (fromModule && HANDLE_NAME.test(name)) found.add(name);
+      if (ts.isImportSpecifier(node)) names.add(name);
+    } else if (ts.isClassDeclaration(node) && node.name !== undefined && extendsError(node)) {
+      if (node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) errors.add(node.name.text);
+    } else if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.InstanceOfKeyword &&
+      ts.isIdentifier(node.right)
+    ) {
+      instanceOf.add(node.right.text);
+    } else if (ts.isImportTypeNode(node) && node.qualifier !== undefined) {
+      const name = ts.isIdentifier(node.qualifier) ? node.qualifier.text : node.qualifier.right.text;
+      if (HANDLE_NAME.test(name)) found.add(name);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.arguments.length === 0 &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      TRANSACTION_STARTERS.has(node.expression.name.text)
+    ) {
+      found.add(`.${node.expression.name.text}()`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  const sorted = (set: Set<string>) => [...set].sort();
+  return { handles: sorted(found), errors: sorted(errors), names: sorted(names), instanceOf: sorted(instanceOf) };
+}
+
+const extendsError = (node: ts.ClassDeclaration): boolean =>
+  node.heritageClauses?.some((h) => h.types.some((t) => t.expression.getText() === "Error")) ?? false;
+
+/**
+ * The Db rule: only storage and repositories hold a database handle or a transaction. Composition roots hand a
+ * handle to repositories: the root part, and a part's assembly file (`src/<part>/index.ts`), which names `Db` but
+ * never starts a transaction.
+ */
+function handleViolations(file: string, handles: readonly string[]): string[] {
+  if (isRepository(file) || partOf(file) === "root" || DB_RULE_PENDING.includes(file)) return [];
+  const assembly = /^src\/[^/]+\/index\.ts$/.test(file);
+  return handles
+    .filter((h) => !(assembly && !h.startsWith(".")))
+    .map((h) => `db-only-in-storage-and-repositories: ${file} -> ${h}`);
+}
+
+/**
+ * The one place each protocol maps the domain's errors (docs/architecture.md "Errors"), and which parts' errors each
+ * must map: SCIM cannot import `apikeys/`, so it maps those of `directory/` and `events/`.
+ */
+const ERROR_MAPS: readonly { file: string; protocol: Part; from: readonly Part[] }[] = [
+  { file: "src/scim/errors.ts", protocol: "scim", from: ["directory", "events"] },
+  { file: "src/admin/domain-errors.ts", protocol: "admin", from: ["directory", "apikeys", "events"] },
+];
+/** Errors the domain throws and catches itself (a retry signal): no protocol ever sees them. */
+const INTERNAL_SIGNALS: readonly string[] = ["NestingLockBusy"];
+
+/**
+ * Errors declared once, mapped once per protocol: every error class the domain exports is imported by each
+ * protocol's map, and no other file of that protocol tests for it with `instanceof` (a route that catches a domain
+ * error to translate it is a second mapping).
+ */
+function errorMappingViolations(graph: ImportGraph): string[] {
+  const out: string[] = [];
+  const declared = domainErrors(graph);
+  for (const map of ERROR_MAPS) {
+    const mapped = graph.get(map.file)?.names ?? [];
+    for (const [name, part] of declared) {
+      if (map.from.includes(part) && !mapped.includes(name)) out.push(`errors-mapped-once: ${map.file} misses ${name}`);
+    }
+    for (const [file, source] of graph) {
+      if (file === map.file || partOf(file) !== map.protocol) continue;
+      for (const name of source.instanceOf ?? []) {
+        if (declared.has(name)) out.push(`errors-mapped-once: ${file} -> instanceof ${name}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** The error classes the domain exports (internal signals aside) → the part that declares each. */
+function domainErrors(graph: ImportGraph): Map<string, Part> {
+  const declared = new Map<string, Part>();
+  for (const [file, source] of graph) {
+    const part = partOf(file);
+    if (part === undefined || !DOMAIN.includes(part)) continue;
+    for (const name of source.errors ?? []) if (!INTERNAL_SIGNALS.includes(name)) declared.set(name, part);
+  }
+  return declared;
+}
+
+/** Where the migrations live: only what runs migrate() may load them. */
+const isMigration = (file: string): boolean => file.startsWith("src/storage/migrations/");
+
+/**
+ * A repository's import closure holds no migration: loading a repository (in a service, a test, a tool) never loads
+ * every migration of the schema. Reported once per repository, with the first migration file its imports reach.
+ */
+function migrationsReached(graph: ImportGraph): string[] {
+  const out: string[] = [];
+  for (const file of graph.keys()) {
+    if (!isRepository(file) || file.startsWith("src/storage/")) continue;
+    const seen = new Set([file]);
+    const queue = [file];
+    let reached: string | undefined;
+    while (reached === undefined && queue.length > 0) {
+      for (const target of graph.get(queue.shift() ?? "")?.imports ?? []) {
+        if (!graph.has(target) || seen.has(target)) continue;
+        if (isMigration(target)) {
+          reached = target;
+          break;
+        }
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+    if (reached !== undefined) out.push(`repositories-load-no-migration: ${file} -> ${reached}`);
+  }
+  return out;
+}
 
 /** Every rule broken by one import, as `rule: file -> target` (one rule per import: the most specific one). */
 function importViolation(file: string, target: string): string | undefined {
@@ -150,11 +314,16 @@ function violations(graph: ImportGraph, allow: Allowlist): string[] {
     if (source.lines > MAX_LINES && source.lines > (allow.lines[file] ?? MAX_LINES)) {
       out.push(`at-most-${MAX_LINES}-lines: ${file} has ${source.lines}`);
     }
+    for (const broken of handleViolations(file, source.handles ?? [])) {
+      if (!allow.imports.includes(broken)) out.push(broken);
+    }
   }
   for (const loop of cycles(graph)) {
     const entry = `no-import-cycles: ${loop.join(" <-> ")}`;
     if (!allow.imports.includes(entry)) out.push(entry);
   }
+  for (const entry of migrationsReached(graph)) if (!allow.imports.includes(entry)) out.push(entry);
+  for (const entry of errorMappingViolations(graph)) if (!allow.imports.includes(entry)) out.push(entry);
   return out.sort();
 }
 
@@ -163,7 +332,8 @@ function stale(graph: ImportGraph, allow: Allowlist): string[] {
   const everything = violations(graph, { imports: [], lines: {} });
   const importsLeft = allow.imports.filter((entry) => !everything.includes(entry));
   const linesLeft = Object.keys(allow.lines).filter((file) => (graph.get(file)?.lines ?? 0) <= MAX_LINES);
-  return [...importsLeft, ...linesLeft];
+  const dbLeft = DB_RULE_PENDING.filter((file) => (graph.get(file)?.handles ?? []).length === 0);
+  return [...importsLeft, ...linesLeft, ...dbLeft.map((file) => `${file} (Db rule)`)];
 }
 
 function sourceFiles(dir: string): string[] {
@@ -197,6 +367,7 @@ function parse(file: string, text: string): SourceFile {
   return {
     lines: text.split("\n").length - (text.endsWith("\n") ? 1 : 0),
     imports: imported.filter((t): t is string => t !== undefined),
+    ...scan(file, text),
   };
 }
 
@@ -220,6 +391,14 @@ describe("architecture rules over the import graph of src/", () => {
 
   it("no import breaks a rule beyond the known violations, and no file outgrows its limit", () => {
     expect(violations(graph, KNOWN)).toEqual([]);
+  });
+
+  it("finds the domain's error classes, so the error-mapping rule has something to check", () => {
+    const declared = domainErrors(graph);
+    for (const name of ["ApiKeyError", "ClientGoneError", "GroupError", "UnsupportedFilterError"]) {
+      expect(declared.has(name)).toBe(true);
+    }
+    expect(declared.has("NestingLockBusy")).toBe(false);
   });
 
   it("lists fixed violations so the allowlist can shrink", () => {
@@ -319,5 +498,137 @@ describe("the check fails for a new violation (synthetic graph)", () => {
 
   it("the composition root may import any part", () => {
     expect(violations(withImport("src/app.ts", "src/storage/database.ts"), none)).toEqual([]);
+  });
+
+  /** The clean graph with one more file read from `text` (its imports and the handles it names). */
+  const withText = (path: string, text: string): ImportGraph => {
+    const graph = clean();
+    graph.set(path, parse(path, text));
+    return graph;
+  };
+  const DB_IMPORT = 'import type { Db } from "../storage/database.js";\n';
+
+  it.each([
+    ["a service names Db", "src/events/feed.ts", DB_IMPORT, "Db"],
+    [
+      "a service takes a repository's transaction alias",
+      "src/webhooks/dispatcher.ts",
+      'import type { GroupTransaction } from "../directory/groups/repo.js";\n',
+      "GroupTransaction",
+    ],
+    [
+      "a service names Db through an import type",
+      "src/events/feed.ts",
+      'export const f = (db: import("../storage/database.js").Db) => db;\n',
+      "Db",
+    ],
+    ["a service re-exports Db", "src/events/feed.ts", 'export type { Db } from "../storage/database.js";\n', "Db"],
+    [
+      "a service starts a Kysely transaction",
+      "src/events/feed.ts",
+      "export const f = (db: { transaction(): unknown }) => db.transaction();\n",
+      ".transaction()",
+    ],
+    [
+      "a part's assembly file starts a transaction",
+      "src/webhooks/index.ts",
+      "export const f = (db: { startTransaction(): unknown }) => db.startTransaction();\n",
+      ".startTransaction()",
+    ],
+  ])("the Db rule: %s", (_name, path, text, handle) => {
+    const entry = `db-only-in-storage-and-repositories: ${path} -> ${handle}`;
+    expect(violations(withText(path, text), none)).toEqual([entry]);
+    expect(violations(withText(path, text), { imports: [entry], lines: {} })).toEqual([]);
+  });
+
+  it.each([
+    ["a repository", "src/events/repo.ts", `${DB_IMPORT}export const f = (db: Db) => db.transaction();\n`],
+    ["storage", "src/storage/open.ts", 'import type { Db } from "./database.js";\n'],
+    ["the composition root", "src/app.ts", DB_IMPORT.replace("../", "./")],
+    ["a part's assembly file handing Db to repositories", "src/webhooks/index.ts", DB_IMPORT],
+    ["a file on the temporary allow-list", DB_RULE_PENDING[0] ?? "", DB_IMPORT.replace("../", "../../")],
+  ])("the Db rule accepts %s", (_name, path, text) => {
+    expect(parse(path, text).handles?.length).toBeGreaterThan(0);
+    expect(violations(withText(path, text), none)).toEqual([]);
+  });
+
+  it("the Db rule does not count a unit of work's transaction(work) as Kysely's builder", () => {
+    const text = "export const f = (repo: { transaction(w: () => void): void }) => repo.transaction(() => {});\n";
+    expect(parse("src/apikeys/service.ts", text).handles).toEqual([]);
+    expect(violations(withText("src/apikeys/service.ts", text), none)).toEqual([]);
+  });
+
+  describe("errors declared once, mapped once per protocol", () => {
+    const maps = (): ImportGraph => {
+      const graph = clean();
+      graph.set(
+        "src/directory/groups/errors.ts",
+        parse("src/directory/groups/errors.ts", "export class GroupError extends Error {}\n"),
+      );
+      graph.set(
+        "src/apikeys/errors.ts",
+        parse("src/apikeys/errors.ts", "export class ApiKeyError extends Error {}\nclass Local extends Error {}\n"),
+      );
+      graph.set(
+        "src/scim/errors.ts",
+        parse("src/scim/errors.ts", 'import { GroupError } from "../directory/groups/errors.js";\n'),
+      );
+      const admin =
+        'import { ApiKeyError } from "../apikeys/errors.js";\nimport { GroupError } from "../directory/groups/errors.js";\n';
+      graph.set("src/admin/domain-errors.ts", parse("src/admin/domain-errors.ts", admin));
+      return graph;
+    };
+
+    it("accepts every domain error imported by each protocol's map (SCIM needs none of apikeys/)", () => {
+      expect(violations(maps(), none)).toEqual([]);
+    });
+
+    it("a new domain error that a protocol's map misses", () => {
+      const graph = maps();
+      const text = "export class GroupError extends Error {}\nexport class GroupGone extends Error {}\n";
+      graph.set("src/directory/groups/errors.ts", parse("src/directory/groups/errors.ts", text));
+      expect(violations(graph, none)).toEqual([
+        "errors-mapped-once: src/admin/domain-errors.ts misses GroupGone",
+        "errors-mapped-once: src/scim/errors.ts misses GroupGone",
+      ]);
+    });
+
+    it("a route that catches a domain error to translate it", () => {
+      const graph = maps();
+      const route =
+        'import { GroupError } from "../../directory/groups/errors.js";\n' +
+        "export const f = (e: unknown) => e instanceof GroupError;\n";
+      graph.set("src/admin/routes/groups.ts", parse("src/admin/routes/groups.ts", route));
+      expect(violations(graph, none)).toEqual([
+        "errors-mapped-once: src/admin/routes/groups.ts -> instanceof GroupError",
+      ]);
+    });
+
+    it("an internal signal of the domain is no protocol's business", () => {
+      const graph = maps();
+      const text = "export class NestingLockBusy extends Error {}\n";
+      graph.set("src/directory/groups/memberships.ts", parse("src/directory/groups/memberships.ts", text));
+      expect(violations(graph, none)).toEqual([]);
+    });
+  });
+
+  it("a repository whose imports reach a migration", () => {
+    const graph = withImport("src/storage/database.ts", "src/storage/migrate.ts");
+    graph.set("src/storage/migrate.ts", file(["kysely", "src/storage/migrations/index.ts"]));
+    graph.set("src/storage/migrations/index.ts", file(["src/storage/migrations/0001-foundation.ts"]));
+    graph.set("src/storage/migrations/0001-foundation.ts", file(["kysely"]));
+    const reached = (repo: string) => `repositories-load-no-migration: ${repo} -> src/storage/migrations/index.ts`;
+    const expected = [
+      reached("src/directory/groups/repo.ts"),
+      reached("src/directory/identities/repo/reads.ts"),
+      reached("src/webhooks/outbox-repo.ts"),
+    ];
+    expect(violations(graph, none)).toEqual(expected);
+    expect(violations(graph, { imports: expected, lines: {} })).toEqual([]);
+    // migrate() apart from the database handle: only what runs it loads the migrations.
+    const apart = withImport("src/app.ts", "src/storage/migrate.ts");
+    apart.set("src/storage/migrate.ts", file(["kysely", "src/storage/migrations/index.ts"]));
+    apart.set("src/storage/migrations/index.ts", file(["kysely"]));
+    expect(violations(apart, none)).toEqual([]);
   });
 });

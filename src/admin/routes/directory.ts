@@ -2,7 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { GroupService } from "../../directory/groups/service.js";
 import type { Group } from "../../directory/groups/types.js";
-import { type FilterNode, UnsupportedFilterError } from "../../directory/search/types.js";
+import type { FilterNode } from "../../directory/search/types.js";
 import type { IdentityService } from "../../directory/identities/service.js";
 import type { StoredUser } from "../../directory/identities/types.js";
 import { isUuid } from "../../platform/ids.js";
@@ -51,13 +51,11 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const query = req.query;
     const page = parsePageRequest(query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
-    const { rows } = await searchable(() =>
-      deps.identities.list(
-        orgOf(req.params.orgId),
-        { filter: filterOf("User", query) },
-        { kind: "cursor", afterId: after, limit: page.pageSize + 1 },
-        { groups: true },
-      ),
+    const { rows } = await deps.identities.list(
+      orgOf(req.params.orgId),
+      { filter: filterOf("User", query) },
+      { kind: "cursor", afterId: after, limit: page.pageSize + 1 },
+      { groups: true },
     );
     const { items, next_page_token } = pageOf(rows, page.pageSize, (u) => u.id);
     return { users: items.map(userSummary), next_page_token };
@@ -77,16 +75,10 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const orgId = orgOf(req.params.orgId);
     const page = parsePageRequest(query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
-    const { rows } = await searchable(() =>
-      deps.groups.list(
-        orgId,
-        { filter: filterOf("Group", query) },
-        {
-          kind: "cursor",
-          afterId: after,
-          limit: page.pageSize + 1,
-        },
-      ),
+    const { rows } = await deps.groups.list(
+      orgId,
+      { filter: filterOf("Group", query) },
+      { kind: "cursor", afterId: after, limit: page.pageSize + 1 },
     );
     const { items, next_page_token } = pageOf(rows, page.pageSize, (g) => g.id);
     const counts = await deps.groups.memberCounts(
@@ -105,16 +97,6 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const members = JSON.parse(text) as unknown[];
     return { ...groupJson(group, members.length), members };
   });
-}
-
-/** A filter the parser accepts but the store cannot answer is an invalid argument too. */
-async function searchable<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (e instanceof UnsupportedFilterError) throw invalidArgument(`filter: ${e.message}`);
-    throw e;
-  }
 }
 
 function filterOf(kind: ResourceKind, query: Static<typeof DirectoryQuery>): FilterNode | undefined {

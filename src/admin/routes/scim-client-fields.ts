@@ -1,7 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import {
   type DeclarationInput,
-  ExtensionDeclarationError,
   type ExtensionDeclaration,
   parseExtensions,
   type UnknownExtensions,
@@ -24,15 +23,12 @@ export const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
 type WebhookInput = NonNullable<Static<typeof CreateScimClientBody>["webhook"]>;
 
-/** The declaration the route's schema checked, with the rules that span fields applied (docs/scim-extensions.md). */
-export function extensionsOf(value: readonly DeclarationInput[] | null | undefined): ExtensionDeclaration[] {
-  try {
-    return parseExtensions(value);
-  } catch (e) {
-    if (e instanceof ExtensionDeclarationError) throw invalidArgument(e.message);
-    throw e;
-  }
-}
+/**
+ * The declaration the route's schema checked, with the rules that span fields applied (docs/scim-extensions.md); a
+ * refused one throws the domain's ExtensionDeclarationError (400 through domain-errors.ts).
+ */
+export const extensionsOf = (value: readonly DeclarationInput[] | null | undefined): ExtensionDeclaration[] =>
+  parseExtensions(value);
 
 /** docs/scim-extensions.md: "reject" (the default) answers 400 to an undeclared schema URN; "store" keeps it. */
 export const unknownExtensionsOf = (value: UnknownExtensions | null | undefined): UnknownExtensions =>

@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { MAX_SECRET_GRACE_SECONDS, type ScimClientService } from "../../directory/scim-clients/service.js";
 import type { ScimClient, ScimClientChanges, WebhookRetry } from "../../directory/scim-clients/types.js";
 import { randomToken } from "../../platform/ids.js";
-import { AdminError, invalidArgument, notFound } from "../errors.js";
+import { invalidArgument, notFound } from "../errors.js";
 import { isObject, type JsonObject } from "../json.js";
 import { encodePageToken, MAX_PAGE_BYTES, parsePageRequest, requireUuid } from "../paging.js";
 import { Empty, errors, Page } from "../schemas/kit.js";
@@ -99,7 +99,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       if (mapping !== null) await deps.validateMapping(mapping);
       const webhook = parseWebhook(body.webhook);
       if (webhook !== null) await allowedWebhookUrl(deps, webhook.url);
-      const result = await scimClients.create({
+      const client = await scimClients.create({
         organizationId,
         clientId,
         secret,
@@ -118,13 +118,9 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
         spcPagination: body.service_provider_config_pagination ?? true,
         groupPatchResponse: body.group_patch_response ?? "no_content",
       });
-      if (!result.ok) {
-        if (result.reason === "client_exists") throw new AdminError("ALREADY_EXISTS", `client_id ${clientId} is taken`);
-        throw notFound(`organization ${organizationId} does not exist`);
-      }
       reply.code(201);
       // The secret is shown once, and only when Roster generated it.
-      return json(result.client, givenSecret === undefined ? { secret } : {});
+      return json(client, givenSecret === undefined ? { secret } : {});
     },
   );
 

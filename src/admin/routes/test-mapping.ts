@@ -1,6 +1,5 @@
 import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { MappingError } from "../../directory/mapping/errors.js";
 import type { DataMapper } from "../../directory/mapping/mapper.js";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
 import type { ScimClient } from "../../directory/scim-clients/types.js";
@@ -56,13 +55,8 @@ export function registerTestMappingRoute(scope: FastifyInstance, deps: TestMappi
         if (e instanceof ScimError) throw invalidArgument(`user is not a valid SCIM user: ${e.detail ?? ""}`);
         throw e;
       }
-      try {
-        const mapping = await deps.mapper.forSource(override ?? client.mapping, client.organizationId);
-        return { traits: await mapping.evaluate(user) };
-      } catch (e) {
-        if (e instanceof MappingError) throw invalidArgument(`data mapping failed: ${e.message}`);
-        throw e;
-      }
+      const mapping = await deps.mapper.forSource(override ?? client.mapping, client.organizationId);
+      return { traits: await mapping.evaluate(user) };
     },
   );
 }

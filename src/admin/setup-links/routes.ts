@@ -51,7 +51,6 @@ export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkR
           : validateHttpUrl(req.body.return_url, "return_url");
       const organizationId = req.body.organization_id.toLowerCase();
       const created = await setupLinks.create({ organizationId, intent: req.body.intent, expireTime, returnUrl });
-      if (created === "organization_missing") throw notFound(`organization ${organizationId} does not exist`);
       reply.code(201);
       // The token is in the URL only, shown once: Roster keeps its digest.
       return json(created.link, { url: `${deps.publicUrl()}/portal/setup/${created.token}` });

@@ -4,6 +4,7 @@ import { preparedStatement } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import type { OutboxBatch } from "../events.js";
 import { eventWrites } from "../events-repo.js";
+import { rethrowClientGone } from "../scim-clients/gone-repo.js";
 import { digestOf, IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index-repo.js";
 import type { Identifier } from "./document.js";
 import type { ExtensionValue } from "./extension-values.js";
@@ -16,7 +17,7 @@ const USER_CREATE = preparedStatement("user_create");
 /**
  * The writes of users. A create and an optimistic update are one statement each (one round trip, one implicit
  * transaction, synchronously committed) that also writes their events (events-repo eventWrites); the others run in
- * the caller's transaction.
+ * the caller's transaction. A write that raced the deletion of its client fails with ClientGoneError.
  */
 
 export const IDENTIFIERS_KEY = "identity_identifiers_value_key";
@@ -89,7 +90,9 @@ export async function updateUserAt(
       where organization_id = ${orgId} and id = ${id} and version = ${version}::bigint
       returning ${columnsOf(db, "identities", groups)}
     )${eventsClause(events)}
-    select * from u`.execute(db);
+    select * from u`
+    .execute(db)
+    .catch(rethrowClientGone);
   return rows[0];
 }
 
@@ -117,7 +120,9 @@ export async function createUser(
       select v.value, v.kind, u.id, ${row.organization_id}::uuid
       from u, unnest(${identifiers.map((x) => x.value)}::text[], ${identifiers.map((x) => x.kind)}::text[]) as v(value, kind)
     )${extensionClause(row.organization_id, extensionValues)}${eventsClause(events)}
-    select * from u`.execute(db);
+    select * from u`
+    .execute(db)
+    .catch(rethrowClientGone);
   const [inserted] = rows;
   if (inserted === undefined) throw new Error("insert returned no row");
   return inserted;

@@ -1,23 +1,23 @@
-import { isForeignKeyViolation } from "../../storage/errors.js";
-
-/** Why a SCIM client was not created; the admin API maps each reason to its status and message. */
-export type ScimClientRefusal = "client_exists" | "organization_missing";
+/** A SCIM client was created with a client id another client has. */
+export class ClientIdTakenError extends Error {
+  readonly clientId: string;
+  constructor(clientId: string) {
+    super(`client_id ${clientId} is taken`);
+    this.name = "ClientIdTakenError";
+    this.clientId = clientId;
+  }
+}
 
 /**
- * The constraints a directory write breaks when its SCIM client (or the client's organization) was deleted — by
- * another instance, whose deletion this one's client cache has not seen yet — between authenticating the request
- * and writing: the event rows reference the client, the resources their organization.
+ * A directory write raced the deletion of its SCIM client (or of the client's organization) — by another instance,
+ * whose deletion this one's client cache has not seen yet — between authenticating the request and writing. The
+ * repositories raise it (gone-repo.ts); a protocol answers as for a client that does not exist.
  */
-const CLIENT_GONE_CONSTRAINTS: readonly string[] = [
-  "webhook_outbox_client_fkey",
-  "directory_events_client_fkey",
-  "identities_organization_fkey",
-  "directory_groups_organization_fkey",
-];
-
-/** A write that raced the deletion of its client: the protocol answers as for a client that does not exist. */
-export function isClientGone(e: unknown): boolean {
-  return CLIENT_GONE_CONSTRAINTS.some((c) => isForeignKeyViolation(e, c));
+export class ClientGoneError extends Error {
+  constructor() {
+    super("SCIM client not found");
+    this.name = "ClientGoneError";
+  }
 }
 
 /** A value of a newly unique extension attribute and the resources (ids) that already hold it. */

@@ -4,7 +4,8 @@ import { isForeignKeyViolation, isUniqueViolation } from "../../storage/errors.j
 import type { OutboxBatch } from "../events.js";
 import { writeEvents } from "../events-repo.js";
 import { reindexDeclared } from "../extension-index-repo.js";
-import { ExtensionValuesCollideError, type ScimClientRefusal } from "./errors.js";
+import { OrganizationNotFoundError } from "../organizations/errors.js";
+import { ClientIdTakenError, ExtensionValuesCollideError } from "./errors.js";
 import { storedExtensions } from "./extensions.js";
 import { columnsOf, toScimClient } from "./repo-rows.js";
 import type { NewScimClientRow, ScimClient, StoredScimClientChanges } from "./types.js";
@@ -35,7 +36,7 @@ export class ScimClientRepo {
   async insert(
     row: NewScimClientRow,
     eventsOf: (client: ScimClient) => OutboxBatch,
-  ): Promise<{ client: ScimClient; batch: OutboxBatch } | ScimClientRefusal> {
+  ): Promise<{ client: ScimClient; batch: OutboxBatch }> {
     const extensions = JSON.stringify(row.extensions);
     try {
       return await this.#db.transaction().execute(async (trx) => {
@@ -71,8 +72,10 @@ export class ScimClientRepo {
         return { client, batch: await recordEvents(trx, client, eventsOf) };
       });
     } catch (e) {
-      if (isUniqueViolation(e, "scim_clients_pkey")) return "client_exists";
-      if (isForeignKeyViolation(e, "scim_clients_organization_fkey")) return "organization_missing";
+      if (isUniqueViolation(e, "scim_clients_pkey")) throw new ClientIdTakenError(row.clientId);
+      if (isForeignKeyViolation(e, "scim_clients_organization_fkey")) {
+        throw new OrganizationNotFoundError(row.organizationId);
+      }
       throw raced(e);
     }
   }

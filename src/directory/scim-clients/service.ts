@@ -3,7 +3,6 @@ import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.
 import type { EventSink } from "../events.js";
 import { ScimClientCache } from "./cache.js";
 import { connectionEvent, withoutWebhook } from "./events.js";
-import type { ScimClientRefusal } from "./errors.js";
 import type { ScimClientRepo } from "./repo.js";
 import {
   DEFAULT_AUTH_METHODS,
@@ -17,10 +16,6 @@ import {
 export const MAX_SECRET_GRACE_SECONDS = 7 * 86_400;
 /** The previous secret's last use is written at most this often per client and instance. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-export type CreateResult =
-  | { readonly ok: true; readonly client: ScimClient }
-  | { readonly ok: false; readonly reason: ScimClientRefusal };
 
 /**
  * SCIM clients: their secrets (hashed; rotated with a grace period), their sealed webhook secrets, and the cache
@@ -60,7 +55,8 @@ export class ScimClientService {
     };
   }
 
-  async create(input: ScimClientInput): Promise<CreateResult> {
+  /** The new client; a taken client id (ClientIdTakenError) or a missing organization (OrganizationNotFoundError) is refused. */
+  async create(input: ScimClientInput): Promise<ScimClient> {
     const webhookSecret = input.webhook?.secret ?? null;
     const stored = await this.#repo.insert(
       {
@@ -87,9 +83,8 @@ export class ScimClientService {
       (client) =>
         this.#events.batch(withoutWebhook(client), [connectionEvent("connection.created", client, "inactive")]),
     );
-    if (typeof stored === "string") return { ok: false, reason: stored };
     this.#events.committed(stored.batch);
-    return { ok: true, client: stored.client };
+    return stored.client;
   }
 
   get(clientId: string): Promise<ScimClient | undefined> {

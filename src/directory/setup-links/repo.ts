@@ -2,6 +2,7 @@ import type { Selectable } from "kysely";
 import type { Db } from "../../storage/database.js";
 import { isForeignKeyViolation } from "../../storage/errors.js";
 import type { SetupLinksTable } from "../../storage/schema.js";
+import { OrganizationNotFoundError } from "../organizations/errors.js";
 import type { NewSetupLinkRow, SetupIntent, SetupLink } from "./types.js";
 
 /** The storage of setup links (Kysely only). */
@@ -11,8 +12,8 @@ export class SetupLinkRepo {
     this.#db = db;
   }
 
-  /** The stored link, or "organization_missing". */
-  async insert(row: NewSetupLinkRow): Promise<SetupLink | "organization_missing"> {
+  /** The stored link; a missing organization is refused (OrganizationNotFoundError). */
+  async insert(row: NewSetupLinkRow): Promise<SetupLink> {
     try {
       const stored = await this.#db
         .insertInto("setup_links")
@@ -29,7 +30,8 @@ export class SetupLinkRepo {
         .executeTakeFirstOrThrow();
       return toSetupLink(stored);
     } catch (e) {
-      if (isForeignKeyViolation(e, "setup_links_organization_fkey")) return "organization_missing";
+      if (isForeignKeyViolation(e, "setup_links_organization_fkey"))
+        throw new OrganizationNotFoundError(row.organizationId);
       throw e;
     }
   }

@@ -30,7 +30,7 @@ export class SetupLinkService {
     intent: SetupIntent;
     expireTime: Date;
     returnUrl: string | null;
-  }): Promise<{ link: SetupLink; token: string } | "organization_missing"> {
+  }): Promise<{ link: SetupLink; token: string }> {
     const now = this.#clock.now();
     const token = randomToken(32, SETUP_TOKEN_PREFIX);
     const link = await this.#repo.insert({
@@ -42,7 +42,7 @@ export class SetupLinkService {
       expireTime: input.expireTime,
       tokenDigest: sha256Hex(token),
     });
-    return typeof link === "string" ? link : { link, token };
+    return { link, token };
   }
 
   get(id: string): Promise<SetupLink | undefined> {

@@ -7,7 +7,7 @@ import { listResponse, type PageRequest, pageRequestOf } from "../query/list-pag
 import { type ListQuery, parseListQuery } from "../query/list-query.js";
 import { stringifyWithRaw } from "../raw-json.js";
 import { extensionLookup, registryOf } from "../schema/client-registry.js";
-import { answerable, projectionOf } from "./users.js";
+import { projectionOf } from "./users.js";
 
 type Query = Record<string, unknown>;
 
@@ -24,7 +24,7 @@ export async function findGroups(
 ): Promise<{ rows: Group[]; total?: number; rendered: Map<string, unknown> }> {
   const orgId = client.organizationId;
   const spec = { filter: query.filter, sort: query.sort };
-  const page = await answerable(() => deps.groups.list(orgId, spec, request));
+  const page = await deps.groups.list(orgId, spec, request);
   const shown = page.rows.slice(0, query.page.count);
   const projection = projectionOf(query);
   const fields = memberFieldsOf(projection);

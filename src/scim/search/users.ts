@@ -1,8 +1,6 @@
-import { UnsupportedFilterError } from "../../directory/search/types.js";
 import type { ScimClient } from "../../directory/scim-clients/types.js";
 import type { ReadView, UserRecord } from "../../directory/identities/types.js";
 import type { ScimDeps } from "../deps.js";
-import { ScimError } from "../errors.js";
 import { listResponse, type PageRequest, pageRequestOf } from "../query/list-page.js";
 import { type ListQuery, parseListQuery } from "../query/list-query.js";
 import { includes, type Projection } from "../query/projection.js";
@@ -16,18 +14,6 @@ export const projectionOf = (query: ListQuery): Projection => ({
   attributes: query.attributes,
   excludedAttributes: query.excludedAttributes,
 });
-
-/** A filter (sort) the parser accepts but the store cannot answer is invalidFilter (invalidValue), never a list. */
-export async function answerable<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (e instanceof UnsupportedFilterError) {
-      throw new ScimError(400, e.part === "sort" ? "invalidValue" : "invalidFilter", e.message);
-    }
-    throw e;
-  }
-}
 
 export const parseUsersQuery = (client: ScimClient, q: Query): ListQuery =>
   parseListQuery("User", q, registryOf(client), extensionLookup(client.indexedAttributes));
@@ -43,7 +29,7 @@ export async function findUsers(
   const projection = projectionOf(query);
   const view: ReadView = { groups: includes("User", projection, "groups") };
   const spec = { filter: query.filter, sort: query.sort };
-  const page = await answerable(() => deps.identities.queries.records(client.organizationId, spec, request, view));
+  const page = await deps.identities.queries.records(client.organizationId, spec, request, view);
   return { ...page, render: userRenderer(baseUrl, projection, registryOf(client)) };
 }
 
