@@ -1,4 +1,4 @@
-/** A directory group; members are read separately, page by page or as JSON built by SQL. */
+/** A directory group; its members are read separately, as rows (in chunks for a large group). */
 export interface Group {
   readonly id: string;
   readonly organizationId: string;
@@ -62,10 +62,12 @@ export type GroupPage =
   | { readonly kind: "offset"; readonly offset: number; readonly limit: number }
   | { readonly kind: "cursor"; readonly afterId: string | undefined; readonly limit: number };
 
-/** Which member sub-attributes a response carries (projection pushed down into SQL). */
-export interface MemberFields {
-  readonly value: boolean;
-  readonly display: boolean;
-  readonly type: boolean;
-  readonly ref: boolean;
+/**
+ * A direct member of a group as read: its id, what it is, and its display name resolved at read time (the user's
+ * userName, or the sub-group's displayName). The protocols render it (SCIM adds `$ref`).
+ */
+export interface Member {
+  readonly value: string;
+  readonly type: MemberKind;
+  readonly display: string;
 }
