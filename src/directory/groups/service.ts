@@ -6,7 +6,7 @@ import type { SearchSpec } from "../search/types.js";
 import { groupEvent, membershipEvents } from "./events.js";
 import { sameExtensions } from "./extension-index-repo.js";
 import type { GroupStore } from "./repo-unit.js";
-import type { Group, GroupInput, GroupPage, GroupPatch, Member } from "./types.js";
+import type { Group, GroupInput, GroupList, GroupPage, GroupPatch, Member } from "./types.js";
 
 /**
  * Groups and memberships. Every method takes the organization first and touches nothing
@@ -27,7 +27,7 @@ export class GroupService {
   }
 
   /** One list page; a filter the store cannot answer throws UnsupportedFilterError. */
-  list(orgId: string, spec: SearchSpec, page: GroupPage): Promise<{ rows: Group[]; total?: number }> {
+  list(orgId: string, spec: SearchSpec, page: GroupPage): Promise<GroupList> {
     return this.#store.search(orgId, spec, page);
   }
 
