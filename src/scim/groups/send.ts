@@ -11,11 +11,11 @@ import { memberElements } from "./members.js";
 import { memberFieldsOf, renderGroup } from "./serialize.js";
 
 /**
- * Members read per statement: about 200 KB of JSON text per chunk; a group up to this size is one plain answer.
- * Small enough that ten concurrent streams of 100 000-member groups hold a few MB between them, large enough that
- * the round trips stay a small part of a read (docs/performance.md).
+ * Members read per statement: about 1 MB of JSON text per chunk; a group up to this size is one plain answer.
+ * Ten concurrent streams of 100 000-member groups then hold about 10 chunks between them, and the round trips stay
+ * a small part of a read (1 000-row chunks took twice as long under load; docs/performance.md).
  */
-export const MEMBER_CHUNK = 1000;
+export const MEMBER_CHUNK = 5000;
 
 /**
  * Where the member list goes in a rendered group: a NUL character, which JSON.stringify escapes everywhere else,
