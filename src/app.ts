@@ -13,6 +13,7 @@ import { AdminTokenService } from "./admin/tokens/service.js";
 import { ApiKeyRepo } from "./apikeys/repo.js";
 import { ApiKeyService } from "./apikeys/service.js";
 import { GroupService } from "./directory/groups/service.js";
+import { GroupStore } from "./directory/groups/repo-unit.js";
 import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { afterCommit, type EventSink } from "./directory/events.js";
@@ -139,7 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     traceMappings(mapper, observability.tracer);
   }
   const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
-  const groups = new GroupService(deps.db, deps.clock, eventSink);
+  const groups = new GroupService(new GroupStore(deps.db, eventSink), deps.clock);
 
   registerHealth(app, deps.db, deps.warnings);
   registerMetricsAndWriter(app, observability);

@@ -16,7 +16,8 @@ let spy: QuerySpy;
 let group: { id: string } & Record<string, unknown>;
 let user: string;
 
-const MEMBER_READ = "json_agg";
+/** Both member reads (a list page's and one group's chunks) join the member users this way. */
+const MEMBER_READ = "join identities i on i.id = u.identity_id";
 
 beforeAll(async () => {
   const app = await createTestApp({ queries: true });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/platform/clock.js";
 import { type CursorContext, CursorCodec, queryDigest } from "../../src/scim/query/cursor.js";
@@ -128,7 +129,72 @@ describe("queryDigest", () => {
     ["attributes", { ...base, attributes: "emails" }],
     ["attributes moved to excludedAttributes", { ...base, attributes: undefined, excludedAttributes: "userName" }],
     ["empty filter vs none", { ...base, filter: "" }],
+    ["a sort", { ...base, sort: "userName ascending" }],
   ])("changes with %s", (_name, parts) => {
     expect(queryDigest(parts)).not.toBe(queryDigest(base));
+  });
+
+  it.each([
+    ["another attribute", "name.familyName ascending"],
+    ["the other order", "userName descending"],
+  ])("differs between sorts: %s", (_name, sort) => {
+    expect(queryDigest({ ...base, sort })).not.toBe(queryDigest({ ...base, sort: "userName ascending" }));
+  });
+
+  it("of an unsorted query is what it was before sorts were bound (cursors in flight stay valid)", () => {
+    // The canonical form of the four unsorted parts, as the digest was computed before `sort` existed.
+    const canonical = JSON.stringify([base.filter, base.count, base.attributes, null]);
+    const expected = createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
+    expect(queryDigest(base)).toBe(expected);
+  });
+});
+
+describe("CursorCodec sorted cursors: the last row's sort value rides along", () => {
+  const clock = new ManualClock();
+  const codec = new CursorCodec([OLD], clock);
+  const sorted: CursorContext = {
+    ...ctx,
+    queryDigest: queryDigest({ filter: 'userName eq "a"', count: 100, sort: "userName ascending" }),
+  };
+
+  it.each<[string, string | null]>([
+    ["a lower-cased userName", "bjensen@example.com"],
+    ["the empty string (a present, empty value)", ""],
+    ["null (the row has no value)", null],
+    ["a timestamp as PostgreSQL writes it", "2026-11-27 00:34:02.123456+00"],
+    ["a number", "-12.50"],
+    ["non-ASCII text", "żółć 名前 🙂"],
+    ["a long value", "x".repeat(2000)],
+    ["text that looks like a flag byte", "\u0000\u0001"],
+  ])("%s", (_name, value) => {
+    const token = codec.encode(sorted, LAST_ID, value);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(codec.decode(sorted, token)).toEqual({ lastId: LAST_ID, sortValue: value });
+  });
+
+  it("an unsorted cursor decodes without a sort value", () => {
+    expect(codec.decode(ctx, codec.encode(ctx, LAST_ID))).toEqual({ lastId: LAST_ID });
+    expect(codec.decode(ctx, codec.encode(ctx, LAST_ID))).not.toHaveProperty("sortValue");
+  });
+
+  const token = codec.encode(sorted, LAST_ID, "bjensen@example.com");
+  const bytes = Buffer.from(token, "base64url");
+  const withByte = (at: number, value: number) => {
+    const copy = Buffer.from(bytes);
+    copy[at] = value;
+    return copy.toString("base64url");
+  };
+  it.each([
+    ["used with another sort", { ...ctx, queryDigest: queryDigest({ count: 100, sort: "userName descending" }) }, token],
+    ["used without its sort", ctx, token],
+    ["an unsorted cursor used with a sort", sorted, codec.encode(ctx, LAST_ID)],
+    ["a sort value changed", sorted, withByte(26, "c".charCodeAt(0))],
+    ["the null flag set on a value", sorted, withByte(25, 0)],
+    ["an unknown flag", sorted, withByte(25, 7)],
+    ["the version byte changed to unsorted", sorted, withByte(0, 1)],
+    ["an unknown version", sorted, withByte(0, 3)],
+    ["cut before the flag", sorted, bytes.subarray(0, 25 + 31).toString("base64url")],
+  ])("%s is invalidCursor", (_name, context, candidate) => {
+    expect(scimErrorOf(() => codec.decode(context, candidate)).scimType).toBe("invalidCursor");
   });
 });

@@ -40,7 +40,6 @@ describe("parseListQuery pagination", () => {
     ["hex startIndex", { startIndex: "0x10" }, "invalidValue", "startIndex must be an integer"],
     ["cursor with startIndex", { cursor: "", startIndex: "1" }, "invalidValue", "mutually exclusive"],
     ["non-string parameter", { count: { a: "1" } }, "invalidValue", "count must be a string"],
-    ["sortBy with a cursor", { cursor: "", sortBy: "userName" }, "invalidValue", "page a sorted list with startIndex"],
     ["unknown sortOrder", { sortBy: "userName", sortOrder: "up" }, "invalidValue", 'sortOrder must be "ascending"'],
     ["sortBy an unknown attribute", { sortBy: "shoeSize" }, "invalidValue", "sortable attributes of User: userName"],
     ["sortBy a write-only attribute", { sortBy: "password" }, "invalidValue", 'sortBy "password"'],

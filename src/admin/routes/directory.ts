@@ -92,9 +92,8 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const orgId = orgOf(req.params.orgId);
     const group = isUuid(req.params.id) ? await deps.groups.get(orgId, req.params.id.toLowerCase()) : undefined;
     if (group === undefined) throw notFound(`group ${req.params.id} does not exist`);
-    const fields = { value: true, display: true, type: true, ref: false };
-    const text = (await deps.groups.membersJson(orgId, [group.id], fields, "")).get(group.id) ?? "[]";
-    const members = JSON.parse(text) as unknown[];
+    const rows = (await deps.groups.members(orgId, [group.id])).get(group.id) ?? [];
+    const members = rows.map(({ value, display, type }) => ({ value, display, type }));
     return { ...groupJson(group, members.length), members };
   });
 }

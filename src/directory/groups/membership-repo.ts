@@ -3,7 +3,7 @@ import { preparedStatement, runPrepared } from "../../storage/prepared.js";
 import { isForeignKeyViolation } from "../../storage/errors.js";
 import { GroupError } from "./errors.js";
 import type { Executor } from "./repo.js";
-import type { MemberFields, MemberRef } from "./types.js";
+import type { Member, MemberRef } from "./types.js";
 
 const MEMBER_PROBLEMS = preparedStatement("member_problems");
 const ORGANIZATION_LOCK = preparedStatement("organization_lock");
@@ -174,34 +174,33 @@ export async function removeGroups(
 }
 
 /**
- * The members of each group as JSON text built by PostgreSQL (display resolved at read time),
- * one statement for any number of groups and members; groups without members are absent from the map. Only the
- * projected sub-attributes are built. The text is spliced into the response, so no member becomes a JS object.
+ * The direct members of each given group, ordered by id (display resolved at read time), one statement for any
+ * number of groups; groups without members are absent from the map. For list pages: one group's members are read
+ * in chunks (member-stream-repo.ts).
  */
-export async function membersJson(
+export async function membersOf(
   db: Executor,
   orgId: string,
   groupIds: readonly string[],
-  fields: MemberFields,
-  baseUrl: string,
-): Promise<Map<string, string>> {
-  const parts: RawBuilder<unknown>[] = [];
-  if (fields.value) parts.push(sql`'value', m.value`);
-  if (fields.display) parts.push(sql`'display', m.display`);
-  if (fields.type) parts.push(sql`'type', m.type`);
-  if (fields.ref) parts.push(sql`'$ref', ${baseUrl} || m.endpoint || m.value`);
-  const { rows } = await GROUP_MEMBERS.sql<{ group_id: string; members: string }>`
-    select m.group_id, json_agg(json_build_object(${sql.join(parts)}) order by m.value)::text as members
+): Promise<Map<string, Member[]>> {
+  const { rows } = await GROUP_MEMBERS.sql<Member & { group_id: string }>`
+    select m.group_id, m.value, m.type, m.display
     from (
-      select u.group_id, u.identity_id as value, i.user_name as display, 'User' as type, '/Users/' as endpoint
+      select u.group_id, u.identity_id as value, 'User' as type, i.user_name as display
       from group_user_members u join identities i on i.id = u.identity_id
       where u.organization_id = ${orgId} and u.group_id = any(${groupIds}::uuid[])
       union all
-      select gg.group_id, gg.member_group_id, g.display_name, 'Group', '/Groups/'
+      select gg.group_id, gg.member_group_id, 'Group', g.display_name
       from group_group_members gg join directory_groups g on g.id = gg.member_group_id
       where gg.organization_id = ${orgId} and gg.group_id = any(${groupIds}::uuid[])
     ) m
-    group by m.group_id
+    order by m.group_id, m.value
   `.execute(db);
-  return new Map(rows.map((r) => [r.group_id, r.members]));
+  const byGroup = new Map<string, Member[]>();
+  for (const { group_id, value, type, display } of rows) {
+    const members = byGroup.get(group_id);
+    if (members === undefined) byGroup.set(group_id, [{ value, type, display }]);
+    else members.push({ value, type, display });
+  }
+  return byGroup;
 }

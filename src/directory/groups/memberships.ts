@@ -1,17 +1,21 @@
-import type { GroupTransaction } from "./repo.js";
 import { GroupError } from "./errors.js";
-import {
-  addGroups,
-  addUsers,
-  classifyMembers,
-  lockNesting,
-  type MemberProblem,
-  type MemberUser,
-  removeGroups,
-  removeUsers,
-  wouldCycle,
-} from "./membership-repo.js";
+import type { MemberProblem, MemberUser } from "./membership-repo.js";
 import type { MemberRef, MembershipChange } from "./types.js";
+
+/**
+ * The membership statements of one group inside the unit of work that changes it (repo-unit.ts binds them to its
+ * transaction, organization and group): what the membership rules below need, and nothing of how it is stored.
+ */
+export interface MembershipWrites {
+  classify(refs: readonly MemberRef[]): Promise<{ groups: string[]; problems: MemberProblem[] }>;
+  /** Takes the organization's nesting lock if it is free (true at once when the unit holds it); false when busy. */
+  tryLockNesting(): Promise<boolean>;
+  wouldCycle(memberGroupIds: readonly string[]): Promise<boolean>;
+  addUsers(ids: readonly string[]): Promise<MemberUser[]>;
+  removeUsers(ids: readonly string[] | "all", mode?: "listed" | "keep"): Promise<MemberUser[]>;
+  addGroups(ids: readonly string[]): Promise<string[]>;
+  removeGroups(ids: readonly string[] | "all", mode?: "listed" | "keep"): Promise<string[]>;
+}
 
 /** The net effect of a request's membership changes: a member removed and re-added in one request is no change. */
 export class MembershipEffect {
@@ -49,13 +53,6 @@ const describe = (p: MemberProblem): string =>
     : `member ${p.value} is a ${p.kind}, not a ${p.type ?? "member"}`;
 
 /**
- * How the caller stands with the organization's nesting lock: `held` (taken before any group row), or `try` (a group
- * row is held already, so the nesting lock may only be taken if it is free; see docs/decisions.md "Group membership
- * lock order").
- */
-export type NestingLock = "held" | "try";
-
-/**
  * The nesting lock was busy while the transaction held a group row: waiting would invert the lock order, so the
  * caller rolls back (nothing is written yet) and runs the request again with the nesting lock taken first.
  */
@@ -71,31 +68,29 @@ export class NestingLockBusy extends Error {
  * request names, then one statement per change and member kind, whatever the number of members.
  */
 export async function applyMembership(
-  trx: GroupTransaction,
-  orgId: string,
+  writes: MembershipWrites,
   groupId: string,
   changes: readonly MembershipChange[],
-  nesting: NestingLock,
 ): Promise<MembershipEffect> {
   const effect = new MembershipEffect();
   const named = changes.flatMap((c) => (c.kind === "add" || c.kind === "replace" ? c.members : []));
   const groupIds = new Set<string>();
   if (named.length > 0) {
-    const { groups, problems } = await classifyMembers(trx, orgId, unique(named));
+    const { groups, problems } = await writes.classify(unique(named));
     const [problem] = problems;
     if (problem !== undefined) throw new GroupError("invalidMember", describe(problem));
     for (const id of groups) groupIds.add(id);
   }
   if (groupIds.has(groupId)) throw new GroupError("cycle", "a group cannot be a member of itself");
   // Only adding group members can close a cycle or wait on another group's row; removals need no nesting lock.
-  if (groupIds.size > 0 && nesting === "try" && !(await lockNesting(trx, orgId, "try"))) throw new NestingLockBusy();
+  if (groupIds.size > 0 && !(await writes.tryLockNesting())) throw new NestingLockBusy();
 
   const split = (members: readonly MemberRef[]) => ({
     users: members.filter((m) => !groupIds.has(m.value)).map((m) => m.value),
     groups: members.filter((m) => groupIds.has(m.value)).map((m) => m.value),
   });
   const nest = async (ids: readonly string[]): Promise<void> => {
-    if (ids.length > 0 && (await wouldCycle(trx, orgId, groupId, ids))) {
+    if (ids.length > 0 && (await writes.wouldCycle(ids))) {
       throw new GroupError("cycle", "adding these groups as members would create a membership cycle");
     }
   };
@@ -104,31 +99,31 @@ export async function applyMembership(
     switch (change.kind) {
       case "add": {
         const { users, groups } = split(change.members);
-        if (users.length > 0) effect.users(await addUsers(trx, orgId, groupId, users), []);
+        if (users.length > 0) effect.users(await writes.addUsers(users), []);
         if (groups.length > 0) {
           await nest(groups);
-          effect.groups(await addGroups(trx, orgId, groupId, groups), []);
+          effect.groups(await writes.addGroups(groups), []);
         }
         break;
       }
       case "remove":
         if (change.values.length === 0) break;
-        effect.users([], await removeUsers(trx, orgId, groupId, change.values));
-        effect.groups([], await removeGroups(trx, orgId, groupId, change.values));
+        effect.users([], await writes.removeUsers(change.values));
+        effect.groups([], await writes.removeGroups(change.values));
         break;
       case "removeAll":
-        effect.users([], await removeUsers(trx, orgId, groupId, "all"));
-        effect.groups([], await removeGroups(trx, orgId, groupId, "all"));
+        effect.users([], await writes.removeUsers("all"));
+        effect.groups([], await writes.removeGroups("all"));
         break;
       case "replace": {
         // RFC 7644 §3.5.2.3: the new list replaces the old one; the difference is computed in SQL.
         const { users, groups } = split(change.members);
-        effect.users([], await removeUsers(trx, orgId, groupId, users, "keep"));
-        effect.groups([], await removeGroups(trx, orgId, groupId, groups, "keep"));
-        if (users.length > 0) effect.users(await addUsers(trx, orgId, groupId, users), []);
+        effect.users([], await writes.removeUsers(users, "keep"));
+        effect.groups([], await writes.removeGroups(groups, "keep"));
+        if (users.length > 0) effect.users(await writes.addUsers(users), []);
         if (groups.length > 0) {
           await nest(groups);
-          effect.groups(await addGroups(trx, orgId, groupId, groups), []);
+          effect.groups(await writes.addGroups(groups), []);
         }
         break;
       }

@@ -1,9 +1,9 @@
 import { type RawBuilder, type Selectable, type SqlBool, sql } from "kysely";
 import type { DirectoryGroupsTable } from "../../storage/schema.js";
-import { compileFilter, compileSort, type Storage } from "../search/repo-compile.js";
+import { afterSortPosition, compileFilter, compileSort, type Storage, sortValueOf } from "../search/repo-compile.js";
 import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
 import { type Executor, listGroups, toGroup } from "./repo.js";
-import type { Group, GroupFilter, GroupPage } from "./types.js";
+import type { GroupFilter, GroupList, GroupPage } from "./types.js";
 
 /**
  * Where a group's attributes live: the columns of `directory_groups g`, its members in the two membership tables,
@@ -56,21 +56,28 @@ function simpleForm(filter: FilterNode | undefined): GroupFilter | undefined | "
  * One list page of groups matching a filter, in a sort, evaluated by PostgreSQL (see searchUsers). Entra ID's
  * last-member check `id eq "<group>" and members eq "<user>"` is a primary-key read and two membership probes.
  */
-export async function searchGroups(
-  db: Executor,
-  orgId: string,
-  spec: SearchSpec,
-  page: GroupPage,
-): Promise<{ rows: Group[]; total?: number }> {
+export async function searchGroups(db: Executor, orgId: string, spec: SearchSpec, page: GroupPage): Promise<GroupList> {
   const simple = simpleForm(spec.filter);
   if (spec.sort === undefined && simple !== "compiled") return listGroups(db, orgId, simple, page);
 
   const storage = groupStorage(orgId);
   const where: RawBuilder<SqlBool> = spec.filter === undefined ? sql`true` : compileFilter(spec.filter, storage);
   const matching = sql`from directory_groups as g where g.organization_id = ${orgId} and ${where}`;
+  if (spec.sort !== undefined && page.kind === "cursor") {
+    // A sorted cursor page: a keyset after the previous page's last (sort value, id), never OFFSET.
+    const { sort } = spec;
+    const after =
+      page.afterId === undefined
+        ? sql``
+        : sql`and ${afterSortPosition(sort, storage, page.afterValue ?? null, page.afterId)}`;
+    const { rows } = await sql<Selectable<DirectoryGroupsTable> & { sort_value: string | null }>`
+      select g.*, ${sortValueOf(sort, storage)} as sort_value ${matching} ${after}
+      order by ${compileSort(sort, storage)} limit ${page.limit}`.execute(db);
+    return { rows: rows.map(toGroup), sortValues: rows.map((r) => r.sort_value) };
+  }
   let rows: Selectable<DirectoryGroupsTable>[] = [];
   if (page.limit > 0) {
-    const order = spec.sort === undefined || page.kind === "cursor" ? sql`g.id` : compileSort(spec.sort, storage);
+    const order = spec.sort === undefined ? sql`g.id` : compileSort(spec.sort, storage);
     const range =
       page.kind === "offset"
         ? sql`offset ${page.offset}`

@@ -1,29 +1,12 @@
-import type { GroupTransaction } from "./repo.js";
 import type { Clock } from "../../platform/clock.js";
 import { uuidv7 } from "../../platform/ids.js";
-import type { Db } from "../../storage/database.js";
-import type { EventSink } from "../events.js";
-import { type RecordEvents, transactionWithEvents } from "../events-repo.js";
 import { checkVersion, type ExpectedVersions } from "../preconditions.js";
 import type { ScimClient } from "../scim-clients/types.js";
-import { groupEvent, membershipEvents } from "./events.js";
-import { indexExtensions, sameExtensions } from "./extension-index-repo.js";
-import { lockNesting, membersJson } from "./membership-repo.js";
-import { applyMembership, type NestingLock, NestingLockBusy } from "./memberships.js";
-import {
-  deleteGroup,
-  findGroup,
-  insertGroup,
-  lockGroup,
-  lockGroupAndParents,
-  touchParentsOf,
-  updateGroup,
-} from "./repo.js";
 import type { SearchSpec } from "../search/types.js";
-import { searchGroups } from "./repo-search.js";
-import type { Group, GroupInput, GroupPage, GroupPatch, MemberFields } from "./types.js";
-import { memberCounts } from "./member-counts-repo.js";
-import { memberChunks } from "./member-stream-repo.js";
+import { groupEvent, membershipEvents } from "./events.js";
+import { sameExtensions } from "./extension-index-repo.js";
+import type { GroupStore } from "./repo-unit.js";
+import type { Group, GroupInput, GroupList, GroupPage, GroupPatch, Member } from "./types.js";
 
 /**
  * Groups and memberships. Every method takes the organization first and touches nothing
@@ -31,53 +14,54 @@ import { memberChunks } from "./member-stream-repo.js";
  * request that changes nothing writes nothing and records nothing (Okta re-sends unchanged names).
  */
 export class GroupService {
-  readonly #db: Db;
+  readonly #store: GroupStore;
   readonly #clock: Clock;
-  readonly #events: EventSink;
 
-  constructor(db: Db, clock: Clock, events: EventSink) {
-    this.#db = db;
+  constructor(store: GroupStore, clock: Clock) {
+    this.#store = store;
     this.#clock = clock;
-    this.#events = events;
   }
 
   get(orgId: string, id: string): Promise<Group | undefined> {
-    return findGroup(this.#db, orgId, id);
+    return this.#store.find(orgId, id);
   }
 
   /** One list page; a filter the store cannot answer throws UnsupportedFilterError. */
-  list(orgId: string, spec: SearchSpec, page: GroupPage): Promise<{ rows: Group[]; total?: number }> {
-    return searchGroups(this.#db, orgId, spec, page);
+  list(orgId: string, spec: SearchSpec, page: GroupPage): Promise<GroupList> {
+    return this.#store.search(orgId, spec, page);
   }
 
   /** How many direct members (users and groups) each group of `groupIds` has, for the admin directory browser. */
   memberCounts(orgId: string, groupIds: readonly string[]): Promise<Map<string, number>> {
-    return memberCounts(this.#db, orgId, groupIds);
+    return this.#store.memberCounts(orgId, groupIds);
   }
 
-  /** Member lists as JSON text, one statement for all the given groups (see membersJson). */
-  membersJson(orgId: string, groupIds: readonly string[], fields: MemberFields, baseUrl: string) {
-    return membersJson(this.#db, orgId, groupIds, fields, baseUrl);
+  /** The members of each given group in id order, one statement for all (a list page's groups). */
+  members(orgId: string, groupIds: readonly string[]): Promise<Map<string, Member[]>> {
+    return this.#store.members(orgId, groupIds);
   }
 
-  /** One group's members as JSON texts, `size` at a time (see memberChunks): memory holds one chunk. */
-  memberChunks(orgId: string, groupId: string, fields: MemberFields, baseUrl: string, size: number) {
-    return memberChunks(this.#db, orgId, groupId, fields, baseUrl, size);
+  /** One group's members in id order, `size` at a time, each chunk read when asked for: memory holds one chunk. */
+  memberChunks(orgId: string, groupId: string, size: number): AsyncGenerator<Member[], void, undefined> {
+    return this.#store.memberChunks(orgId, groupId, size);
   }
 
   async create(orgId: string, client: ScimClient, input: GroupInput): Promise<Group> {
-    return this.#nesting(orgId, async (trx, nesting, record) => {
+    return this.#store.write(orgId, "asNeeded", async (unit) => {
       const now = this.#clock.now();
-      const group = await insertGroup(trx, orgId, {
+      const group = await unit.insert({
         id: uuidv7(now.getTime()),
         displayName: input.displayName,
         externalId: input.externalId,
         extensions: input.extensions ?? null,
         now,
       });
-      await indexExtensions(trx, client, group, undefined);
-      const effect = await applyMembership(trx, orgId, group.id, [{ kind: "add", members: input.members }], nesting);
-      await record(client, [groupEvent("group.created", group, client), ...membershipEvents(group, effect, client)]);
+      await unit.indexExtensions(client, group, undefined);
+      const effect = await unit.applyMembership(group.id, [{ kind: "add", members: input.members }]);
+      await unit.record(client, [
+        groupEvent("group.created", group, client),
+        ...membershipEvents(group, effect, client),
+      ]);
       return group;
     });
   }
@@ -122,21 +106,21 @@ export class GroupService {
     plan: (current: Group) => GroupPatch,
     expected?: ExpectedVersions,
   ): Promise<Group | undefined> {
-    return this.#nesting(orgId, async (trx, nesting, record) => {
-      const current = await lockGroup(trx, orgId, id);
+    return this.#store.write(orgId, "asNeeded", async (unit) => {
+      const current = await unit.lock(id);
       if (current === undefined) return undefined;
       checkVersion(expected, current.version);
       const change = plan(current);
-      const effect = await applyMembership(trx, orgId, id, change.membership, nesting);
+      const effect = await unit.applyMembership(id, change.membership);
       const renamed = change.displayName !== current.displayName || change.externalId !== current.externalId;
       const extended = change.extensions !== undefined && !sameExtensions(change.extensions, current.extensions);
       if (!renamed && !extended && !effect.changed) return current;
 
       const extensions = extended ? (change.extensions ?? null) : current.extensions;
-      const group = await updateGroup(trx, orgId, id, { ...change, extensions, now: this.#clock.now() });
-      if (extended) await indexExtensions(trx, client, group, current);
+      const group = await unit.update(id, { ...change, extensions, now: this.#clock.now() });
+      if (extended) await unit.indexExtensions(client, group, current);
       const updated = renamed || extended || effect.groupsChanged ? [groupEvent("group.updated", group, client)] : [];
-      await record(client, [...updated, ...membershipEvents(group, effect, client)]);
+      await unit.record(client, [...updated, ...membershipEvents(group, effect, client)]);
       return group;
     });
   }
@@ -147,38 +131,17 @@ export class GroupService {
    * membership lock order"); the delete itself then strengthens its own row's lock.
    */
   async delete(orgId: string, client: ScimClient, id: string, expected?: ExpectedVersions): Promise<boolean> {
-    return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
-      await lockNesting(trx, orgId);
-      const current = await lockGroupAndParents(trx, orgId, id);
+    return this.#store.write(orgId, "first", async (unit) => {
+      const current = await unit.lockWithParents(id);
       if (current === undefined) return false;
       checkVersion(expected, current.version);
-      const parents = await touchParentsOf(trx, orgId, id, this.#clock.now());
-      await deleteGroup(trx, orgId, id);
-      await record(client, [
+      const parents = await unit.touchParentsOf(id, this.#clock.now());
+      await unit.delete(id);
+      await unit.record(client, [
         groupEvent("group.deleted", current, client),
         ...parents.map((p) => groupEvent("group.updated", p, client)),
       ]);
       return true;
-    });
-  }
-
-  /**
-   * Runs `work` in a transaction that takes the nesting lock only if it is free when needed (`try`); when it is busy,
-   * rolls back and runs `work` once more with the nesting lock taken before anything else, so no transaction ever
-   * waits for the nesting lock while holding a group row (docs/decisions.md "Group membership lock order").
-   */
-  async #nesting<T>(
-    orgId: string,
-    work: (trx: GroupTransaction, nesting: NestingLock, record: RecordEvents) => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await transactionWithEvents(this.#db, this.#events, (trx, record) => work(trx, "try", record));
-    } catch (e) {
-      if (!(e instanceof NestingLockBusy)) throw e;
-    }
-    return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
-      await lockNesting(trx, orgId);
-      return work(trx, "held", record);
     });
   }
 }

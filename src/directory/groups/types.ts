@@ -1,4 +1,4 @@
-/** A directory group; members are read separately, page by page or as JSON built by SQL. */
+/** A directory group; its members are read separately, as rows (in chunks for a large group). */
 export interface Group {
   readonly id: string;
   readonly organizationId: string;
@@ -58,14 +58,30 @@ export type GroupFilter =
   /** An indexed extension attribute: `key` as the extension index stores it, `value` already case-folded. */
   | { readonly attribute: "extension"; readonly key: string; readonly value: string };
 
+/** One list page: offset pages count the matches; sorted cursor pages give each row's sort value (next cursor). */
+export interface GroupList {
+  readonly rows: Group[];
+  readonly total?: number;
+  readonly sortValues?: (string | null)[];
+}
+
+/** Offset page, or keyset page: after `afterId` in id order, or after (`afterValue`, `afterId`) in a sort. */
 export type GroupPage =
   | { readonly kind: "offset"; readonly offset: number; readonly limit: number }
-  | { readonly kind: "cursor"; readonly afterId: string | undefined; readonly limit: number };
+  | {
+      readonly kind: "cursor";
+      readonly afterId: string | undefined;
+      /** Sorted listings: the sort value of the row `afterId` names (null: it had none). */
+      readonly afterValue?: string | null;
+      readonly limit: number;
+    };
 
-/** Which member sub-attributes a response carries (projection pushed down into SQL). */
-export interface MemberFields {
-  readonly value: boolean;
-  readonly display: boolean;
-  readonly type: boolean;
-  readonly ref: boolean;
+/**
+ * A direct member of a group as read: its id, what it is, and its display name resolved at read time (the user's
+ * userName, or the sub-group's displayName). The protocols render it (SCIM adds `$ref`).
+ */
+export interface Member {
+  readonly value: string;
+  readonly type: MemberKind;
+  readonly display: string;
 }

@@ -27,10 +27,9 @@ export class IdentityQueries {
     spec: SearchSpec,
     page: UserPage,
     view: ReadView,
-  ): Promise<{ rows: UserRecord[]; total?: number }> {
-    const { rows, total } = await searchUsers(this.#reads, this.#db, orgId, spec, page, view.groups);
-    const users = rows.map(toRecord);
-    return total === undefined ? { rows: users } : { rows: users, total };
+  ): Promise<{ rows: UserRecord[]; total?: number; sortValues?: (string | null)[] }> {
+    const { rows, ...rest } = await searchUsers(this.#reads, this.#db, orgId, spec, page, view.groups);
+    return { rows: rows.map(toRecord), ...rest };
   }
 
   /** record, with the document and memberships parsed. */

@@ -1,6 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../storage/database.js";
-import { compileFilter, compileSort, type Storage } from "../search/repo-compile.js";
+import { afterSortPosition, compileFilter, compileSort, type Storage, sortValueOf } from "../search/repo-compile.js";
 import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
 import { columnsOf, type RecordRow } from "./repo-columns.js";
 import { listUsers } from "./repo-reads.js";
@@ -86,20 +86,35 @@ export async function searchUsers(
   spec: SearchSpec,
   page: UserPage,
   groups: boolean,
-): Promise<{ rows: RecordRow[]; total?: number }> {
+): Promise<{ rows: RecordRow[]; total?: number; sortValues?: (string | null)[] }> {
   const prepared = preparedForm(spec.filter);
   if (spec.sort === undefined && prepared !== "compiled") return listUsers(reads, orgId, prepared, page, groups);
 
   const storage = userStorage(orgId);
   const where: RawBuilder<SqlBool> = spec.filter === undefined ? sql`true` : compileFilter(spec.filter, storage);
   const matching = sql`from identities as i where i.organization_id = ${orgId} and ${where}`;
-  let ids: RawBuilder<unknown>;
-  if (page.kind === "cursor") {
+  // The page's ids in order: an id array numbered by unnest, or, for a sorted cursor page, rows that carry their
+  // sort value (for the next cursor) and their place.
+  let pageIds: RawBuilder<unknown>;
+  let sortValue = sql`null::text`;
+  if (page.kind === "cursor" && spec.sort !== undefined) {
+    const { sort } = spec;
+    const order = compileSort(sort, storage);
+    const after =
+      page.afterId === undefined
+        ? sql``
+        : sql`and ${afterSortPosition(sort, storage, page.afterValue ?? null, page.afterId)}`;
+    pageIds = sql`(select i.id, ${sortValueOf(sort, storage)} as sort_value, row_number() over (order by ${order}) as n
+      ${matching} ${after} order by ${order} limit ${page.limit}) as u`;
+    sortValue = sql`u.sort_value`;
+  } else if (page.kind === "cursor") {
     const after = page.afterId === undefined ? sql`` : sql`and i.id > ${page.afterId}::uuid`;
-    ids = sql`select i.id ${matching} ${after} order by i.id limit ${page.limit}`;
+    pageIds = sql`unnest(array(select i.id ${matching} ${after} order by i.id limit ${page.limit}))
+      with ordinality as u(id, n)`;
   } else {
     const order = spec.sort === undefined ? sql`i.id` : compileSort(spec.sort, storage);
-    ids = sql`select i.id ${matching} order by ${order} offset ${page.offset} limit ${page.limit}`;
+    pageIds = sql`unnest(array(select i.id ${matching} order by ${order} offset ${page.offset} limit ${page.limit}))
+      with ordinality as u(id, n)`;
   }
   const count = page.kind === "offset" ? sql`select count(*) as total ${matching}` : sql`select null::bigint as total`;
   if (page.limit === 0) {
@@ -108,12 +123,16 @@ export async function searchUsers(
   }
   // The page's ids in their order first (ids only, from whatever index serves the filter and sort), then the
   // rendering columns for those rows alone; the total rides along in the same statement and snapshot.
-  const { rows } = await sql<RecordRow & { total: string | null; n: string | null }>`with c as (${count}),
-      p as (select ${columnsOf(db, "i", groups)}, u.n
-        from unnest(array(${ids})) with ordinality as u(id, n)
+  const { rows } = await sql<
+    RecordRow & { total: string | null; n: string | null; sort_value: string | null }
+  >`with c as (${count}),
+      p as (select ${columnsOf(db, "i", groups)}, u.n, ${sortValue} as sort_value
+        from ${pageIds}
         join identities as i on i.id = u.id and i.organization_id = ${orgId})
     select p.*, c.total from c left join p on true order by p.n`.execute(db);
   const total = rows[0]?.total;
-  const found = rows.filter((r) => r.n !== null).map(({ total: _t, n: _n, ...row }) => row as RecordRow);
-  return page.kind === "offset" ? { rows: found, total: Number(total ?? 0) } : { rows: found };
+  const listed = rows.filter((r) => r.n !== null);
+  const found = listed.map(({ total: _t, n: _n, sort_value: _s, ...row }) => row as RecordRow);
+  if (page.kind === "offset") return { rows: found, total: Number(total ?? 0) };
+  return spec.sort === undefined ? { rows: found } : { rows: found, sortValues: listed.map((r) => r.sort_value) };
 }

@@ -71,10 +71,16 @@ export type UserFilter =
       readonly value: string;
     };
 
-/** Offset page (count + OFFSET) or keyset page (`id > afterId`, never OFFSET). */
+/** Offset page (count + OFFSET) or keyset page (`id > afterId`, or after (`afterValue`, `afterId`) in a sort). */
 export type UserPage = OffsetPage | CursorPage;
 export type OffsetPage = { readonly kind: "offset"; readonly offset: number; readonly limit: number };
-export type CursorPage = { readonly kind: "cursor"; readonly afterId: string | undefined; readonly limit: number };
+export type CursorPage = {
+  readonly kind: "cursor";
+  readonly afterId: string | undefined;
+  /** Sorted listings: the sort value of the row `afterId` names (null: it had none). */
+  readonly afterValue?: string | null;
+  readonly limit: number;
+};
 
 /** An identity as the admin API shows it: never the password hash. */
 export interface Identity {

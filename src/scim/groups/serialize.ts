@@ -1,4 +1,4 @@
-import type { Group, MemberFields } from "../../directory/groups/types.js";
+import type { Group } from "../../directory/groups/types.js";
 import { etagOf } from "../etag.js";
 import type { ScimObject } from "../patch/types.js";
 import { type Projection, project } from "../query/projection.js";
@@ -6,6 +6,7 @@ import { RawJson } from "../raw-json.js";
 import { CORE_REGISTRY, GROUP_SCHEMA, type SchemaRegistry } from "../schema/registry.js";
 import { hiddenOf } from "../users/extension-render.js";
 import { shownExtensions } from "./extensions.js";
+import type { MemberFields } from "./members.js";
 
 /**
  * The group's own attributes, the extension objects the client sees (their URNs in `schemas`) and meta;
@@ -45,8 +46,8 @@ export function memberFieldsOf(projection: Projection): MemberFields | undefined
 }
 
 /**
- * The Group resource under a projection (RFC 7644 §3.9). `members` is the JSON text of the member list built by
- * PostgreSQL ("[]" for none), or undefined when the projection leaves members out.
+ * The Group resource under a projection (RFC 7644 §3.9). `members` is the JSON text of the member list (memberList;
+ * "[]" for none), or undefined when the projection leaves members out.
  */
 export function renderGroup(
   group: Group,

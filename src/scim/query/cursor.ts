@@ -18,20 +18,33 @@ export function queryDigest(parts: {
   count: number;
   attributes?: string | undefined;
   excludedAttributes?: string | undefined;
+  /** `sortBy` and `sortOrder`; absent from the digest of an unsorted query, so those digests stay as they were. */
+  sort?: string | undefined;
 }): string {
   const canonical = JSON.stringify([
     parts.filter ?? null,
     parts.count,
     parts.attributes ?? null,
     parts.excludedAttributes ?? null,
+    ...(parts.sort === undefined ? [] : [parts.sort]),
   ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
 }
 
-// Token bytes: version (1) | issued-at ms, uint64 BE (8) | last id (16) | HMAC-SHA256 (32), then base64url.
+// Token bytes, then base64url:
+// - unsorted (version 1): version (1) | issued-at ms, uint64 BE (8) | last id (16) | HMAC-SHA256 (32);
+// - sorted (version 2): the same, with the last row's sort value between the id and the MAC: a flag byte (0: the
+//   row has no value, 1: it has one) and the value as UTF-8 text.
 const VERSION = 1;
+const SORTED = 2;
 const BODY_BYTES = 1 + 8 + 16;
 const MAC_BYTES = 32;
+
+/** Where a page ends: the last row's id and, in a sorted listing, its sort value (text; null when it has none). */
+export interface CursorPosition {
+  readonly lastId: string;
+  readonly sortValue?: string | null;
+}
 const RESTART = "restart pagination from the first page with an empty cursor";
 
 /**
@@ -49,23 +62,29 @@ export class CursorCodec {
     this.#clock = clock;
   }
 
-  encode(ctx: CursorContext, lastId: string): string {
+  /** `sortValue` (a string, or null for a row without one) makes a sorted cursor; undefined an unsorted one. */
+  encode(ctx: CursorContext, lastId: string, sortValue?: string | null): string {
     if (!isUuid(lastId)) throw new Error("cursor lastId must be a UUID");
-    const body = Buffer.alloc(BODY_BYTES);
-    body.writeUInt8(VERSION, 0);
-    body.writeBigUInt64BE(BigInt(this.#clock.now().getTime()), 1);
-    Buffer.from(lastId.replaceAll("-", ""), "hex").copy(body, 9);
+    const head = Buffer.alloc(BODY_BYTES);
+    head.writeUInt8(sortValue === undefined ? VERSION : SORTED, 0);
+    head.writeBigUInt64BE(BigInt(this.#clock.now().getTime()), 1);
+    Buffer.from(lastId.replaceAll("-", ""), "hex").copy(head, 9);
+    const body =
+      sortValue === undefined
+        ? head
+        : Buffer.concat([head, Buffer.from([sortValue === null ? 0 : 1]), Buffer.from(sortValue ?? "", "utf8")]);
     return Buffer.concat([body, mac(this.#signingKey(), ctx, body)]).toString("base64url");
   }
 
-  decode(ctx: CursorContext, token: string): { lastId: string } {
+  decode(ctx: CursorContext, token: string): CursorPosition {
     const bytes = Buffer.from(token, "base64url");
+    const version = bytes[0];
+    const size = version === VERSION ? BODY_BYTES + MAC_BYTES : BODY_BYTES + 1 + MAC_BYTES;
     // Buffer.from skips characters outside the alphabet; re-encoding rejects anything non-canonical.
-    if (bytes.length !== BODY_BYTES + MAC_BYTES || bytes.toString("base64url") !== token || bytes[0] !== VERSION) {
-      throw invalidCursor();
-    }
-    const body = bytes.subarray(0, BODY_BYTES);
-    const given = bytes.subarray(BODY_BYTES);
+    const wellFormed = (version === VERSION && bytes.length === size) || (version === SORTED && bytes.length >= size);
+    if (!wellFormed || bytes.toString("base64url") !== token) throw invalidCursor();
+    const body = bytes.subarray(0, bytes.length - MAC_BYTES);
+    const given = bytes.subarray(bytes.length - MAC_BYTES);
     let valid = false;
     for (const key of this.#keys) valid = timingSafeEqual(mac(key, ctx, body), given) || valid;
     if (!valid) throw invalidCursor();
@@ -75,10 +94,12 @@ export class CursorCodec {
     if (ageMs > CURSOR_TTL_SECONDS * 1000) {
       throw new ScimError(400, "expiredCursor", `cursor expired after ${CURSOR_TTL_SECONDS} seconds: ${RESTART}`);
     }
-    const hex = body.subarray(9).toString("hex");
-    return {
-      lastId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
-    };
+    const hex = body.subarray(9, BODY_BYTES).toString("hex");
+    const lastId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    if (version === VERSION) return { lastId };
+    const flag = body[BODY_BYTES];
+    if (flag !== 1 && !(flag === 0 && body.length === BODY_BYTES + 1)) throw invalidCursor();
+    return { lastId, sortValue: flag === 0 ? null : body.subarray(BODY_BYTES + 1).toString("utf8") };
   }
 
   #signingKey(): Buffer {
@@ -94,5 +115,5 @@ function mac(key: Buffer, ctx: CursorContext, body: Buffer): Buffer {
   return createHmac("sha256", key).update(bound).update("\n").update(body).digest();
 }
 
-const invalidCursor = (): ScimError =>
+export const invalidCursor = (): ScimError =>
   new ScimError(400, "invalidCursor", `cursor is invalid or belongs to another query: ${RESTART}`);

@@ -27,8 +27,7 @@ export interface Projection {
 
 /**
  * The query of GET /Users and GET /Groups (and the body of POST …/.search, turned into the same parameters).
- * `sortBy` pages by offset only: a cursor carries the last id alone, so `sortBy` with `cursor` is invalidValue
- * (docs/decisions.md).
+ * `sortBy` pages by offset or by cursor; a sorted cursor carries the last row's sort value and is bound to the sort.
  */
 export function parseListQuery(
   kind: ResourceKind,
@@ -64,13 +63,6 @@ export function parseListQuery(
   const sortBy = param(q, "sortBy");
   const sortOrder = param(q, "sortOrder");
   if (sortBy !== undefined && sortBy.trim() !== "") {
-    if (page.kind === "cursor") {
-      throw new ScimError(
-        400,
-        "invalidValue",
-        "sortBy cannot be combined with cursor pagination: page a sorted list with startIndex and count",
-      );
-    }
     query.sort = parseSort(kind, sortBy.trim(), sortOrder, registry);
     query.sortText = `${sortBy.trim()} ${sortOrder ?? ""}`;
   }

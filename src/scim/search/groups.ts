@@ -1,7 +1,8 @@
 import { groupIndexedAttributes } from "../../directory/groups/extension-index-repo.js";
-import type { Group } from "../../directory/groups/types.js";
+import type { Group, Member } from "../../directory/groups/types.js";
 import type { ScimClient } from "../../directory/scim-clients/types.js";
 import type { ScimDeps } from "../deps.js";
+import { memberList } from "../groups/members.js";
 import { memberFieldsOf, renderGroup } from "../groups/serialize.js";
 import { listResponse, type PageRequest, pageRequestOf } from "../query/list-page.js";
 import { type ListQuery, parseListQuery } from "../query/list-query.js";
@@ -29,15 +30,19 @@ export async function findGroups(
   const projection = projectionOf(query);
   const fields = memberFieldsOf(projection);
   const ids = shown.map((g) => g.id);
-  const texts =
-    fields === undefined || ids.length === 0
-      ? new Map<string, string>()
-      : await deps.groups.membersJson(orgId, ids, fields, baseUrl);
+  const members =
+    fields === undefined || ids.length === 0 ? new Map<string, Member[]>() : await deps.groups.members(orgId, ids);
   const registry = registryOf(client);
   const rendered = new Map(
     shown.map((g) => [
       g.id,
-      renderGroup(g, baseUrl, projection, fields === undefined ? undefined : (texts.get(g.id) ?? "[]"), registry),
+      renderGroup(
+        g,
+        baseUrl,
+        projection,
+        fields === undefined ? undefined : memberList(members.get(g.id) ?? [], fields, baseUrl),
+        registry,
+      ),
     ]),
   );
   return { ...page, rendered };
