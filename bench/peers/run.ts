@@ -164,7 +164,9 @@ async function measureInterleaved(
   const measured: Measurement[][] = sides.map(() => []);
   for (let round = 1; round <= rounds; round++) {
     for (const [i, side] of sides.entries()) {
-      const p = prepared[i];
+      if (typeof prepared[i] !== "object") continue;
+      // Prepared again each round: a create then takes userNames no earlier round used.
+      const p = round === 1 ? prepared[i] : await def.prepare(side.ctx);
       if (p === undefined || typeof p === "string" || p.kind !== "ready") continue;
       const m = await measure({
         endpoint: side.ctx.target,
