@@ -92,6 +92,11 @@ function allStats(): ProcStat[] {
   return stats;
 }
 
+/** CPU milliseconds of a process and every process under it (exited, waited-for children included). */
+export function processTreeCpuMs(root: number): number {
+  return treeCpuMs(root);
+}
+
 function treeCpuMs(root: number): number {
   const stats = allStats();
   const inTree = new Set<number>([root]);

@@ -1,25 +1,27 @@
 /**
  * `npm run bench:peers`: the same SCIM workload against Roster and Ory Polis in one run, on one PostgreSQL, and the
- * ratio table. Each operation is measured on Roster and then on Polis before the next one starts, so a change in
- * the machine's load during the run touches both sides of a ratio alike.
+ * ratio table: req/s and CPU per request (the server's process tree and its own database's PostgreSQL backends).
+ * Each operation runs ROUNDS rounds (3), each measuring Roster and then Polis, so a change in the machine's load
+ * touches both sides of a round's ratio alike; the table reports each ratio's lowest round.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitReady } from "../lib/child.js";
 import { Cleanup, keepSignalListeners, stopOnSignals } from "../lib/cleanup.js";
-import { BenchConfigError, loadBenchConfig, type OpName } from "../lib/config.js";
-import { type CpuReader, postgresCpuReader, processCpuMs } from "../lib/cpu.js";
+import { type BenchConfig, BenchConfigError, loadBenchConfig, type OpName } from "../lib/config.js";
+import { databaseBackendsCpu } from "../lib/backend-cpu.js";
+import { type CpuReader, postgresCpuReader, processTreeCpuMs } from "../lib/cpu.js";
 import { type Endpoint, openPool, send } from "../lib/http.js";
 import { type Measurement, measure } from "../lib/measure.js";
-import { OPERATIONS, type OpContext } from "../lib/ops.js";
+import { OPERATIONS, type OpContext, type OpDefinition, type Preparation } from "../lib/ops.js";
 import { startDatabase, vacuumAnalyzeDatabase } from "../lib/postgres.js";
 import { ADMIN_TOKEN, startRoster } from "../lib/roster.js";
 import { createOrganization, createScimClient, type ScimTarget } from "../lib/scim.js";
 import { seedGroups, seedUsers } from "../lib/seed.js";
 import { summaryLine } from "../lib/run-ops.js";
 import { createPolisDirectory, installPolis, POLIS_VERSION, siblingDatabase, startPolis } from "./polis.js";
-import { formatPeerTable, PEER_NOTES, type PeerRow, writePeerReport } from "./table.js";
+import { formatPeerTable, PEER_NOTES, type PeerRow, type PeerSide, writePeerReport } from "./table.js";
 
 const log = (line: string) => process.stderr.write(`bench:peers: ${line}\n`);
 
@@ -36,10 +38,16 @@ const PEER_OPS: readonly OpName[] = [
   "group_patch",
 ];
 
+/** The unmeasured warm-up of each operation's first round on each server (later rounds: WARMUP). */
+const FIRST_ROUND_WARMUP_MS = 5_000;
+
 interface Side {
   readonly name: string;
   readonly ctx: OpContext;
+  /** The server's process tree. */
   readonly cpu: CpuReader;
+  /** The PostgreSQL backends of the server's own database (the whole server when they cannot be told apart). */
+  readonly postgresCpu: CpuReader;
 }
 
 async function main(): Promise<void> {
@@ -51,6 +59,7 @@ async function main(): Promise<void> {
   const ops = PEER_OPS.filter((op) => config.ops.includes(op));
   const cleanup = new Cleanup();
   stopOnSignals(cleanup);
+  const startLoad = loadavg();
   try {
     const database = await keepSignalListeners(() => startDatabase(config.databaseUrl, cleanup));
     log(`PostgreSQL: ${database.description}`);
@@ -71,7 +80,8 @@ async function main(): Promise<void> {
     const organizationId = await createOrganization(rosterPool, admin, "Peers");
     const rosterTarget = await createScimClient(rosterPool, admin, organizationId, "bench-peers-scim-secret");
 
-    const polis = await startPolis(polisDir, await siblingDatabase(database.url, "polis_bench", cleanup));
+    const polisDatabase = await siblingDatabase(database.url, `polis_bench_${Date.now()}`, cleanup);
+    const polis = await startPolis(polisDir, polisDatabase);
     cleanup.add("Polis", () => polis.stop());
     const polisTarget = await createPolisDirectory(polis.url);
     const polisPool = openPool(polis.url, config.seedConcurrency + 4);
@@ -79,49 +89,39 @@ async function main(): Promise<void> {
     log(`Roster at ${roster.url}, Polis ${POLIS_VERSION} at ${polis.url}`);
 
     const sides: Side[] = [];
-    for (const [name, pool, target, pid] of [
-      ["Roster", rosterPool, rosterTarget, roster.pid],
-      ["Polis", polisPool, polisTarget, polis.pid],
+    for (const [name, pool, target, pid, url] of [
+      ["Roster", rosterPool, rosterTarget, roster.pid, database.url],
+      ["Polis", polisPool, polisTarget, polis.pid, polisDatabase],
     ] as const) {
+      const backends = await databaseBackendsCpu(url);
+      if (backends !== undefined) cleanup.add(`${name} backends CPU reader`, () => backends.close());
+      log(`${name}: PostgreSQL CPU from ${backends?.scope ?? postgres.scope}`);
       log(`${name}: seeding ${config.users} users and ${config.groups} groups`);
       const users = await seedUsers(pool, target, config.users, config.seedConcurrency);
       const groups = await seedGroups(pool, target, config.groups, config.seedConcurrency);
       log(`${name}: ${users.created.length} users (${users.failures} failed), ${groups.created.length} groups`);
-      sides.push({ name, ctx: context(pool, target, users.created, groups.created), cpu: () => processCpuMs(pid) });
+      sides.push({
+        name,
+        ctx: context(pool, target, users.created, groups.created),
+        cpu: () => processTreeCpuMs(pid),
+        postgresCpu: backends?.read ?? postgres.read,
+      });
     }
     await vacuumAnalyzeDatabase(database.url);
-    await vacuumAnalyzeDatabase(new URL("/polis_bench", database.url).toString());
+    await vacuumAnalyzeDatabase(polisDatabase);
 
+    const rounds = config.rounds;
+    log(`measuring ${ops.join(", ")}: ${rounds} rounds each, Roster and Polis interleaved`);
     const rows: PeerRow[] = [];
     for (const op of ops) {
       const def = OPERATIONS.find((d) => d.name === op);
       if (def === undefined) continue;
-      const results: (Measurement | string)[] = [];
-      for (const side of sides) {
-        const prepared = await def.prepare(side.ctx);
-        if (prepared.kind === "unavailable") {
-          results.push(prepared.reason);
-          continue;
-        }
-        const probe = await send(side.ctx.pool, side.ctx.target, prepared.next(-1));
-        if (probe.status > 299) {
-          results.push(`probe answered ${probe.status}: ${probe.text.slice(0, 120)}`);
-          continue;
-        }
-        const m = await measure({
-          endpoint: side.ctx.target,
-          connections: config.connections,
-          warmupMs: config.warmupMs,
-          durationMs: config.durationMs,
-          next: prepared.next,
-          serverCpu: side.cpu,
-          postgresCpu: postgres.read,
-        });
-        log(`${op} ${side.name}: ${summaryLine(m)}`);
-        results.push(m);
-      }
-      const [roster, peer] = results;
-      rows.push({ op, describe: def.describe, roster, peer, note: PEER_NOTES[op] });
+      rows.push({
+        op,
+        describe: def.describe,
+        note: PEER_NOTES[op],
+        ...(await measureInterleaved(def, sides, rounds, config)),
+      });
     }
     const report = {
       date: new Date().toISOString(),
@@ -133,7 +133,9 @@ async function main(): Promise<void> {
         groups: config.groups,
         connections: config.connections,
         seconds: config.durationMs / 1000,
+        rounds,
       },
+      load: { start: startLoad, end: loadavg() },
       rows,
     };
     process.stdout.write(`\n${formatPeerTable(report)}\n`);
@@ -142,6 +144,58 @@ async function main(): Promise<void> {
     await cleanup.run();
   }
 }
+
+/**
+ * Each round measures Roster, then Polis, back to back: a change in the machine's load touches both sides of a
+ * round's ratio alike, and the rounds show how far the ratio moves.
+ */
+async function measureInterleaved(
+  def: OpDefinition,
+  sides: readonly Side[],
+  rounds: number,
+  config: BenchConfig,
+): Promise<Pick<PeerRow, "roster" | "peer" | "rounds">> {
+  const prepared: (Preparation | string)[] = [];
+  for (const side of sides) {
+    const p = await def.prepare(side.ctx);
+    if (p.kind === "unavailable") {
+      prepared.push(p.reason);
+      continue;
+    }
+    const probe = await send(side.ctx.pool, side.ctx.target, p.next(-1));
+    prepared.push(probe.status > 299 ? `probe answered ${probe.status}: ${probe.text.slice(0, 120)}` : p);
+  }
+  const measured: Measurement[][] = sides.map(() => []);
+  for (let round = 1; round <= rounds; round++) {
+    for (const [i, side] of sides.entries()) {
+      if (typeof prepared[i] !== "object") continue;
+      // Prepared again each round: a create then takes userNames no earlier round used.
+      const p = round === 1 ? prepared[i] : await def.prepare(side.ctx);
+      if (p === undefined || typeof p === "string" || p.kind !== "ready") continue;
+      const m = await measure({
+        endpoint: side.ctx.target,
+        connections: config.connections,
+        // A path seeding never ran (GET, PATCH, PUT) needs more than a second to reach V8's optimising tiers.
+        warmupMs: round === 1 ? Math.max(config.warmupMs, FIRST_ROUND_WARMUP_MS) : config.warmupMs,
+        durationMs: config.durationMs,
+        next: p.next,
+        serverCpu: side.cpu,
+        postgresCpu: side.postgresCpu,
+      });
+      log(`${def.name} ${side.name} round ${round}: ${summaryLine(m)}, CPU ${cpuLine(m)}`);
+      measured[i]?.push(m);
+    }
+  }
+  const outcome = (i: number): PeerSide | string | undefined => {
+    const p = prepared[i];
+    if (typeof p === "string") return p;
+    return measured[i]?.length ? { rounds: measured[i] ?? [] } : undefined;
+  };
+  return { roster: outcome(0), peer: outcome(1), rounds };
+}
+
+const cpuLine = (m: Measurement) =>
+  `${m.serverCpuMsPerRequest.toFixed(3)} + ${m.postgresCpuMsPerRequest.toFixed(3)} ms/req (server + PostgreSQL)`;
 
 function context(
   pool: OpContext["pool"],

@@ -4,12 +4,19 @@ import type { OpName } from "../lib/config.js";
 import type { Measurement } from "../lib/measure.js";
 import { ROOT } from "../lib/roster.js";
 
+/** One server's measurements of one operation, a measurement per round. */
+export interface PeerSide {
+  readonly rounds: readonly Measurement[];
+}
+
 export interface PeerRow {
   readonly op: OpName;
   readonly describe: string;
-  /** A measurement, or why the op could not be measured on that server. */
-  readonly roster: Measurement | string | undefined;
-  readonly peer: Measurement | string | undefined;
+  /** The measurements, or why the op could not be measured on that server. */
+  readonly roster: PeerSide | string | undefined;
+  readonly peer: PeerSide | string | undefined;
+  /** Rounds asked for: each measures Roster, then the peer. */
+  readonly rounds: number;
   /** Where the peer does less (or other) work than the SCIM spec asks for this op. */
   readonly note: string | undefined;
 }
@@ -19,7 +26,9 @@ export interface PeerReport {
   readonly machine: Record<string, unknown>;
   readonly database: string;
   readonly peer: string;
-  readonly config: { users: number; groups: number; connections: number; seconds: number };
+  readonly config: { users: number; groups: number; connections: number; seconds: number; rounds: number };
+  /** The machine's load average (1, 5, 15 min) when the run started and ended. */
+  readonly load: { start: readonly number[]; end: readonly number[] };
   readonly rows: readonly PeerRow[];
 }
 
@@ -37,26 +46,64 @@ export const PEER_NOTES: Partial<Record<OpName, string>> = {
 
 const num = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "—");
 
+/** CPU per request of one measurement: the server's process tree plus its PostgreSQL backends. */
+export const cpuPerRequest = (m: Measurement) => m.serverCpuMsPerRequest + m.postgresCpuMsPerRequest;
+
+/** Per round: Roster's req/s ÷ the peer's, and the peer's CPU per request ÷ Roster's (higher = Roster better). */
+export function roundRatios(row: PeerRow): { throughput: number[]; cpu: number[] } {
+  const throughput: number[] = [];
+  const cpu: number[] = [];
+  if (typeof row.roster !== "object" || typeof row.peer !== "object") return { throughput, cpu };
+  const peer = row.peer.rounds;
+  row.roster.rounds.forEach((r, i) => {
+    const p = peer[i];
+    if (p === undefined) return;
+    throughput.push(r.requestsPerSecond / p.requestsPerSecond);
+    cpu.push(cpuPerRequest(p) / cpuPerRequest(r));
+  });
+  return { throughput, cpu };
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+const load = (l: readonly number[]) => l.map((v) => v.toFixed(2)).join(" ");
+
 export function formatPeerTable(report: PeerReport): string {
   const lines = [
     `${report.peer}; ${report.database}; ${report.config.users} users, ${report.config.groups} groups, ` +
-      `${report.config.connections} connections, ${report.config.seconds} s per op; ${String(report.machine.cpu)} ` +
-      `× ${String(report.machine.nproc)}, Node ${String(report.machine.node)}`,
+      `${report.config.connections} connections, ${report.config.seconds} s per op and server, ` +
+      `${report.config.rounds} rounds interleaved; ${String(report.machine.cpu)} × ${String(report.machine.nproc)}, ` +
+      `Node ${String(report.machine.node)}; load average ${load(report.load.start)} at start, ` +
+      `${load(report.load.end)} at end`,
     "",
-    "| op | Roster req/s | Roster p50 / p99 ms | Polis req/s | Polis p50 / p99 ms | Roster ÷ Polis | note |",
-    "|---|---:|---:|---:|---:|---:|---|",
+    "req/s and CPU ms/req are medians of the rounds; CPU = the server's process tree + its PostgreSQL backends.",
+    "Each ratio is the lowest of the rounds (every round's in brackets); above 1 = Roster better.",
+    "",
+    "| op | Roster req/s | Polis req/s | req/s ratio | Roster CPU ms/req (server + PG) | Polis CPU ms/req (server + PG) | CPU ratio | note |",
+    "|---|---:|---:|---:|---:|---:|---:|---|",
   ];
   for (const row of report.rows) {
-    const side = (m: Measurement | string | undefined) =>
-      typeof m === "object"
-        ? [num(m.requestsPerSecond), `${num(m.p50, 2)} / ${num(m.p99, 2)}`]
-        : [`unavailable${m === undefined ? "" : ` (${m})`}`, "—"];
-    const ratio =
-      typeof row.roster === "object" && typeof row.peer === "object"
-        ? row.roster.requestsPerSecond / row.peer.requestsPerSecond
-        : Number.NaN;
+    const side = (s: PeerSide | string | undefined) => {
+      if (typeof s !== "object") return [`unavailable${s === undefined ? "" : ` (${s})`}`, "—"];
+      const server = median(s.rounds.map((m) => m.serverCpuMsPerRequest));
+      const pg = median(s.rounds.map((m) => m.postgresCpuMsPerRequest));
+      return [
+        num(median(s.rounds.map((m) => m.requestsPerSecond))),
+        `${num(median(s.rounds.map(cpuPerRequest)), 3)} (${num(server, 3)} + ${num(pg, 3)})`,
+      ];
+    };
+    const [rReq, rCpu] = side(row.roster);
+    const [pReq, pCpu] = side(row.peer);
+    const { throughput, cpu } = roundRatios(row);
+    const lowest = (ratios: number[]) =>
+      ratios.length === 0 ? "—" : `**${num(Math.min(...ratios), 2)}×** (${ratios.map((r) => num(r, 2)).join(", ")})`;
     lines.push(
-      `| ${row.op} | ${[...side(row.roster), ...side(row.peer)].join(" | ")} | ${Number.isFinite(ratio) ? `**${num(ratio, 2)}×**` : "—"} | ${row.note ?? ""} |`,
+      `| ${row.op} | ${rReq} | ${pReq} | ${lowest(throughput)} | ${rCpu} | ${pCpu} | ${lowest(cpu)} | ${row.note ?? ""} |`,
     );
   }
   return lines.join("\n");
