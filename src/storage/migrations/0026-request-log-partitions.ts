@@ -13,8 +13,10 @@ import { createPartitionStatement, dayOfId, insertRows, type RequestLogEntry } f
  * - retention drops a day's partition (no DELETE, hence no index on time).
  *
  * The entries already kept move in: from the segments that versions since 0017 wrote (decoded here, the only reader
- * of that format left), and from the row-per-entry table of 0016 where 0017 left it. The way down puts every entry
- * back into a row-per-entry table of 0016's shape (client IPs dropped) and leaves an empty segment table for 0017.
+ * of that format left), and from the row-per-entry table of 0016 where 0017 left it. The segment table itself stays,
+ * so that the previous release's instances can still write during a rolling upgrade (what they write there is not
+ * shown by this release); the release after this one drops it. The way down puts every entry back into a
+ * row-per-entry table of 0016's shape (client IPs dropped) and empties the segment table, whose entries are in it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const legacy = await exists(db, "scim_request_log");
@@ -80,7 +82,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       for (const day of new Set(entries.map((e) => dayOfId(e.id)))) await createPartitionStatement(day).execute(db);
       await insertRows(db, entries);
     }
-    await sql`drop table scim_request_log_segments`.execute(db);
   }
 }
 
@@ -111,20 +112,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     create index scim_request_log_resource_idx on scim_request_log (client_id, resource_id, id)
       where resource_id is not null;
     create index scim_request_log_id_brin on scim_request_log using brin (id);
-    create table scim_request_log_segments (
-      client_id text not null,
-      last_id uuid not null,
-      first_id uuid not null,
-      organization_id uuid not null,
-      entry_count integer not null,
-      statuses smallint[] not null,
-      methods text[] not null,
-      resource_ids text[] not null,
-      entries bytea not null,
-      bodies bytea not null,
-      constraint scim_request_log_segments_pkey primary key (client_id, last_id)
-    );
-    create index scim_request_log_segments_last_id_idx on scim_request_log_segments (last_id);
+    truncate scim_request_log_segments;
   `.execute(db);
 }
 
