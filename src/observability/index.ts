@@ -53,9 +53,10 @@ export interface Observability {
 export function createObservability(o: ObservabilityOptions): Observability {
   const metrics = new Metrics();
   const requestLog = new RequestLogRepo(o.db);
+  const writerRepo = new RequestLogRepo(o.writerDb ?? o.db);
   const writer = new RequestLogWriter({
-    store: o.requestLog?.store ?? new RequestLogRepo(o.writerDb ?? o.db),
-    repo: new RequestLogRepo(o.writerDb ?? o.db),
+    store: o.requestLog?.store ?? writerRepo,
+    repo: writerRepo,
     clock: o.clock,
     logger: o.logger.child({ component: "request-log" }),
     onDrop: () => metrics.requestLogDropped(),

@@ -93,6 +93,7 @@ function record(req: FastifyRequest, reply: FastifyReply, client: ScimClient, de
     requestBody: req.body,
     responsePayload: req.observedPayload,
     userAgent: req.headers["user-agent"],
+    clientIp: req.ip,
     ...(deps.redactor === undefined ? {} : { redactor: deps.redactor }),
   });
 }

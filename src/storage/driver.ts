@@ -8,8 +8,6 @@ import {
   type QueryResult,
 } from "kysely";
 import type pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
-import { copyDataOf } from "./copy.js";
 import { declaredNameOf, shapeName } from "./prepared.js";
 
 /** Per connection, statement shapes beyond this many go unnamed: a shape that varies regardless cannot fill memory. */
@@ -79,8 +77,6 @@ class NamingConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const copyData = copyDataOf(query);
-    if (copyData !== undefined) return { numAffectedRows: BigInt(await this.#copyIn(query.sql, copyData)), rows: [] };
     const name = this.#nameOf(query);
     const values = [...query.parameters];
     const { command, rowCount, rows } =
@@ -89,16 +85,6 @@ class NamingConnection implements DatabaseConnection {
         : await this.client.query({ name, text: query.sql, values });
     const changing = command === "INSERT" || command === "UPDATE" || command === "DELETE" || command === "MERGE";
     return changing ? { numAffectedRows: BigInt(rowCount ?? 0), rows: rows ?? [] } : { rows: rows ?? [] };
-  }
-
-  /** A `COPY … FROM STDIN` with its rows (copy.ts); resolves with the number of rows stored. */
-  #copyIn(statement: string, data: Buffer): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const stream = this.client.query(copyFrom(statement));
-      stream.on("error", reject);
-      stream.on("finish", () => resolve(stream.rowCount));
-      stream.end(data);
-    });
   }
 
   // biome-ignore lint/correctness/useYield: streaming is not offered; nothing in Roster streams.

@@ -3,20 +3,26 @@ import type { ColumnType } from "kysely";
 /** Row types of the operational and admin tables: request log, audit trail, dispatcher heartbeats, admin tokens, setup links. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
-/** One segment of a client's SCIM request log: the entries of one written batch (migration 0017). */
-export interface ScimRequestLogSegmentsTable {
+/** One SCIM request of a client, in the daily partition of its id's day (migration 0026). */
+export interface ScimRequestLogTable {
+  id: string;
   client_id: string;
-  last_id: string;
-  first_id: string;
   organization_id: string;
-  entry_count: number;
-  statuses: number[];
-  methods: string[];
-  resource_ids: string[];
-  /** Brotli-compressed: the entries' fields (storage/request-log-segments.ts). */
-  entries: Buffer;
-  /** Brotli-compressed: the entries' request and response bodies. */
-  bodies: Buffer;
+  time: Timestamp;
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  scim_type: string | null;
+  duration_ms: number;
+  resource_id: string | null;
+  request_body: string | null;
+  request_truncated: boolean;
+  response_body: string | null;
+  response_truncated: boolean;
+  user_agent: string | null;
+  /** The client's address as Fastify saw it (`request.ip`: X-Forwarded-For only from a trusted proxy). */
+  client_ip: string | null;
 }
 
 export interface ScimRequestCountsTable {

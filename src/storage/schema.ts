@@ -4,7 +4,7 @@ import type {
   AdminTokensTable,
   SetupLinksTable,
   ScimRequestCountsTable,
-  ScimRequestLogSegmentsTable,
+  ScimRequestLogTable,
   WebhookDispatchersTable,
 } from "./schema-operations.js";
 
@@ -13,7 +13,7 @@ export type {
   AdminTokensTable,
   SetupLinksTable,
   ScimRequestCountsTable,
-  ScimRequestLogSegmentsTable,
+  ScimRequestLogTable,
   WebhookDispatchersTable,
 } from "./schema-operations.js";
 
@@ -38,7 +38,7 @@ export interface Database {
   directory_events: DirectoryEventsTable;
   resource_counts: ResourceCountsTable;
   admin_tokens: AdminTokensTable;
-  scim_request_log_segments: ScimRequestLogSegmentsTable;
+  scim_request_log: ScimRequestLogTable;
   scim_request_counts: ScimRequestCountsTable;
   admin_audit_log: AdminAuditLogTable;
   setup_links: SetupLinksTable;

@@ -94,6 +94,7 @@ function summaryJson(r: RequestLogSummary): JsonObject {
     duration_ms: r.duration_ms,
     resource_id: r.resource_id,
     user_agent: r.user_agent,
+    client_ip: r.client_ip,
   };
 }
 

@@ -18,9 +18,14 @@ export interface ObservedRequest {
   readonly requestBody: unknown;
   readonly responsePayload: unknown;
   readonly userAgent: string | undefined;
+  /** `request.ip`: the peer, or the client a trusted proxy named in X-Forwarded-For (ROSTER_TRUST_PROXY). */
+  readonly clientIp?: string;
   /** How secrets are found in this client's bodies (the SCIM layer's rules); default: by key name. */
   readonly redactor?: BodyRedactor;
 }
+
+/** An IPv6 address with a zone index fits in well under this. */
+const MAX_IP_LENGTH = 64;
 
 const SCIM_TYPE = /"scimType"\s*:\s*"([A-Za-z]+)"/;
 
@@ -47,6 +52,8 @@ export function requestLogEntry(r: ObservedRequest): RequestLogEntry {
     response_body: response.text,
     response_truncated: response.truncated,
     user_agent: r.userAgent ?? null,
+    // A believed X-Forwarded-For entry is whatever the proxy passed on: kept, but never longer than an address.
+    client_ip: r.clientIp === undefined || r.clientIp === "" ? null : r.clientIp.slice(0, MAX_IP_LENGTH),
   };
 }
 

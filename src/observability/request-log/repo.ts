@@ -1,16 +1,17 @@
 import { sql } from "kysely";
-import { type CopyColumn, copyRows } from "../../storage/copy.js";
 import type { Db } from "../../storage/database.js";
+import { preparedStatement } from "../../storage/prepared.js";
 import {
-  decodeBodies,
-  decodeSummaries,
-  encodeSegment,
+  createPartitions,
+  DAY_MS,
+  dayOfId,
+  dropPartitionsBefore,
+  insertRows,
   type RequestLogEntry,
   type RequestLogSummary,
-  type Segment,
-} from "../../storage/request-log-segments.js";
+} from "../../storage/request-log-partitions.js";
 
-export type { RequestLogEntry, RequestLogSummary } from "../../storage/request-log-segments.js";
+export { type RequestLogEntry, type RequestLogSummary, uuidv7Floor } from "../../storage/request-log-partitions.js";
 
 /** Requests and errors of one client in one hour, added to what other batches and instances already counted. */
 export interface CountDelta {
@@ -41,32 +42,48 @@ export interface RequestLogStore {
 }
 
 /**
- * The request log in segments (storage/request-log-segments.ts): each written batch becomes one row per client
- * holding its entries in two compressed values (their fields, their bodies), so PostgreSQL stores a batch as a
- * handful of small rows instead of an indexed row per entry. Reads open the segments newest first and pick the entries out in Roster; a
- * segment says which statuses, methods and resources it holds, so a filtered read skips those that cannot match.
+ * The request log as plain rows, one per request, in daily partitions (storage/request-log-partitions.ts): a batch is
+ * one multi-row INSERT, a page is a backward scan of the primary key `(client_id, id)` (of the newest partitions
+ * first), a resource's entries come from the partial index `(client_id, resource_id, id)`, and retention drops the
+ * partitions of expired days.
  */
 export class RequestLogRepo implements RequestLogStore {
   readonly #db: Db;
+  /** Days whose partition this instance created or found: a batch of a known day goes straight to its INSERT. */
+  readonly #days = new Set<number>();
   constructor(db: Db) {
     this.#db = db;
   }
 
-  /** One COPY per batch (storage/copy.ts), a segment per client in it. */
+  /**
+   * One statement per batch (storage/request-log-partitions.ts insertRows). A batch of a day without a partition
+   * yet (the first after midnight, a test clock) creates it first.
+   */
   async insert(entries: readonly RequestLogEntry[]): Promise<void> {
-    const byClient = new Map<string, RequestLogEntry[]>();
-    for (const e of entries) {
-      const list = byClient.get(e.client_id);
-      if (list === undefined) byClient.set(e.client_id, [e]);
-      else list.push(e);
+    if (entries.length === 0) return;
+    const days = new Set(entries.map((e) => dayOfId(e.id)));
+    const missing = [...days].filter((d) => !this.#days.has(d));
+    if (missing.length > 0) await this.createPartitions(missing);
+    try {
+      await this.#insertRows(entries);
+    } catch (e) {
+      // 23514: no partition for a row: another instance dropped one this instance still knew.
+      if ((e as { code?: unknown }).code !== "23514") throw e;
+      this.#days.clear();
+      await this.createPartitions(days);
+      await this.#insertRows(entries);
     }
-    const segments = await Promise.all([...byClient.values()].map(encodeSegment));
-    await copyRows(
-      this.#db,
-      "scim_request_log_segments",
-      SEGMENT_COLUMNS,
-      segments.map((segment) => SEGMENT_COLUMNS.map((c) => segment[c.name])),
-    );
+  }
+
+  /** Creates (if need be) the partitions of these days. */
+  async createPartitions(days: Iterable<number>): Promise<void> {
+    const list = [...days];
+    await createPartitions(this.#db, list);
+    for (const d of list) this.#days.add(d);
+  }
+
+  #insertRows(entries: readonly RequestLogEntry[]): Promise<void> {
+    return insertRows(this.#db, entries, INSERT_ROWS);
   }
 
   async addCounts(deltas: readonly CountDelta[]): Promise<void> {
@@ -92,75 +109,36 @@ export class RequestLogRepo implements RequestLogStore {
       .execute();
   }
 
-  /**
-   * Up to `limit` entries older than `before`, newest first. Segments come newest first (a backward scan of the
-   * primary key) a few at a time; reading stops once the next segment's newest entry is older than the page's
-   * oldest, since no later segment can hold a newer one (segments of two instances may overlap: their entries are
-   * merged by id).
-   */
+  /** Up to `limit` entries older than `before`, newest first: a backward scan of the primary key or, for a resource, of its index. */
   async list(
     clientId: string,
     filter: RequestLogFilter,
     before: string | undefined,
     limit: number,
   ): Promise<RequestLogSummary[]> {
-    const found: RequestLogSummary[] = [];
-    let below: string | undefined;
-    for (;;) {
-      let q = this.#db
-        .selectFrom("scim_request_log_segments")
-        .select(["client_id", "organization_id", "last_id", "entries"])
-        .where("client_id", "=", clientId)
-        .orderBy("last_id", "desc")
-        .limit(SEGMENTS_PER_READ);
-      if (before !== undefined) q = q.where("first_id", "<", before);
-      if (below !== undefined) q = q.where("last_id", "<", below);
-      const status = filter.status;
-      if (status !== undefined) {
-        q = q.where(
-          sql<boolean>`exists (select from unnest(statuses) s where s between ${status.min} and ${status.max})`,
-        );
-      }
-      if (filter.method !== undefined) q = q.where(sql<boolean>`${filter.method} = any(methods)`);
-      if (filter.resourceId !== undefined) q = q.where(sql<boolean>`${filter.resourceId} = any(resource_ids)`);
-      const segments = await q.execute();
-      for (const segment of segments) {
-        if (found.length >= limit && (found[limit - 1] as RequestLogSummary).id > segment.last_id) {
-          return found.slice(0, limit);
-        }
-        for (const e of await decodeSummaries(segment)) {
-          if (matches(e, filter, before)) found.push(e);
-        }
-        found.sort(newestFirst);
-        // Entries past the limit can never make the page: anything read later that is newer pushes them out.
-        if (found.length > limit) found.length = limit;
-        below = segment.last_id;
-      }
-      if (segments.length < SEGMENTS_PER_READ) return found.slice(0, limit);
+    let q = this.#db
+      .selectFrom("scim_request_log")
+      .select(SUMMARY_COLUMNS)
+      .where("client_id", "=", clientId)
+      .orderBy("id", "desc")
+      .limit(limit);
+    if (before !== undefined) q = q.where("id", "<", before);
+    if (filter.status !== undefined) {
+      q = q.where("status", ">=", filter.status.min).where("status", "<=", filter.status.max);
     }
+    if (filter.method !== undefined) q = q.where("method", "=", filter.method);
+    if (filter.resourceId !== undefined) q = q.where("resource_id", "=", filter.resourceId);
+    return await q.execute();
   }
 
-  /** The segments whose id range holds `id` (one, or a few where instances overlapped), and the entry in them. */
+  /** One entry with its bodies, by the primary key (in the partition of its id's day). */
   async get(clientId: string, id: string): Promise<RequestLogEntry | undefined> {
-    const segments = await this.#db
-      .selectFrom("scim_request_log_segments")
-      .select(["client_id", "organization_id", "entries", "bodies"])
+    return await this.#db
+      .selectFrom("scim_request_log")
+      .select([...SUMMARY_COLUMNS, "request_body", "response_body"])
       .where("client_id", "=", clientId)
-      .where("last_id", ">=", id)
-      .where("first_id", "<=", id)
-      .execute();
-    for (const segment of segments) {
-      const summaries = await decodeSummaries(segment);
-      const index = summaries.findIndex((e) => e.id === id);
-      if (index < 0) continue;
-      const bodies = await decodeBodies(segment.bodies, index);
-      return {
-        ...(summaries[index] as RequestLogSummary),
-        request_body: bodies.request,
-        response_body: bodies.response,
-      };
-    }
-    return undefined;
+      .where("id", "=", id)
+      .executeTakeFirst();
   }
 
   /** At most 25 hourly rows of the primary key. */
@@ -190,17 +168,15 @@ export class RequestLogRepo implements RequestLogStore {
   }
 
   /**
-   * Deletes up to `limit` segments whose newest entry is older than `cutoffId` (a UUIDv7 bound), found through the
-   * `(last_id)` index; resolves with the number of entries they held.
+   * Drops the partitions of the days that ended before `cutoffMs` and makes sure the partitions of the day of
+   * `nowMs` and the next one exist, so that midnight's first batch finds its partition ready.
    */
-  async pruneEntries(cutoffId: string, limit: number): Promise<{ segments: number; entries: number }> {
-    const result = await sql<{ segments: number; entries: number }>`
-      with gone as (
-        delete from scim_request_log_segments where ctid = any(array(
-          select ctid from scim_request_log_segments where last_id < ${cutoffId}::uuid limit ${limit}))
-        returning entry_count)
-      select count(*)::int as segments, coalesce(sum(entry_count), 0)::int as entries from gone`.execute(this.#db);
-    return result.rows[0] ?? { segments: 0, entries: 0 };
+  async maintainPartitions(nowMs: number, cutoffMs: number): Promise<{ dropped: number }> {
+    const today = Math.floor(nowMs / DAY_MS);
+    await this.createPartitions([today, today + 1]);
+    const dropped = await dropPartitionsBefore(this.#db, Math.floor(cutoffMs / DAY_MS));
+    for (const d of dropped) this.#days.delete(d);
+    return { dropped: dropped.length };
   }
 
   async pruneCounts(before: Date, limit: number): Promise<number> {
@@ -211,34 +187,22 @@ export class RequestLogRepo implements RequestLogStore {
   }
 }
 
-/** Segments read per round trip: the first usually holds a whole page. */
-const SEGMENTS_PER_READ = 4;
+const INSERT_ROWS = preparedStatement("request_log_insert");
 
-const SEGMENT_COLUMNS: readonly (CopyColumn & { readonly name: keyof Segment })[] = [
-  { name: "client_id", type: "text" },
-  { name: "last_id", type: "uuid" },
-  { name: "first_id", type: "uuid" },
-  { name: "organization_id", type: "uuid" },
-  { name: "entry_count", type: "int4" },
-  { name: "statuses", type: "int2[]" },
-  { name: "methods", type: "text[]" },
-  { name: "resource_ids", type: "text[]" },
-  { name: "entries", type: "bytea" },
-  { name: "bodies", type: "bytea" },
-];
-
-function matches(e: RequestLogSummary, filter: RequestLogFilter, before: string | undefined): boolean {
-  if (before !== undefined && e.id >= before) return false;
-  if (filter.status !== undefined && (e.status < filter.status.min || e.status > filter.status.max)) return false;
-  if (filter.method !== undefined && e.method !== filter.method) return false;
-  if (filter.resourceId !== undefined && e.resource_id !== filter.resourceId) return false;
-  return true;
-}
-
-const newestFirst = (a: RequestLogSummary, b: RequestLogSummary): number => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-
-/** The smallest UUIDv7 of a millisecond: every id made before it sorts below. */
-export function uuidv7Floor(ms: number): string {
-  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
-}
+const SUMMARY_COLUMNS = [
+  "id",
+  "client_id",
+  "organization_id",
+  "time",
+  "method",
+  "path",
+  "query",
+  "status",
+  "scim_type",
+  "duration_ms",
+  "resource_id",
+  "request_truncated",
+  "response_truncated",
+  "user_agent",
+  "client_ip",
+] as const;

@@ -1,17 +1,15 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
 import { type ObservedRequest, requestLogEntry } from "./entry.js";
-import { type CountDelta, type RequestLogRepo, type RequestLogStore, uuidv7Floor } from "./repo.js";
+import type { CountDelta, RequestLogRepo, RequestLogStore } from "./repo.js";
 
 export const DEFAULT_BUFFER_CAPACITY = 10_000;
 export const DEFAULT_BATCH_SIZE = 500;
 export const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
 export const DEFAULT_RETENTION_DAYS = 7;
 const PRUNE_INTERVAL_MS = 15 * 60_000;
-/** Segments deleted per statement (a segment holds one written batch of a client: one to a few hundred entries). */
+/** Hourly count rows deleted per prune. */
 const PRUNE_BATCH = 500;
-/** Bounded work per prune: the rest waits for the next one. */
-const PRUNE_MAX_BATCHES = 20;
 const COUNTS_KEPT_MS = 48 * 3600_000;
 const DROP_LOG_INTERVAL_MS = 60_000;
 const HOUR_MS = 3600_000;
@@ -33,7 +31,7 @@ export interface RequestLogWriterOptions {
 /**
  * The request log's way to the database, off every request's path: a request's hook appends what it saw (by
  * reference) to a bounded array and returns; one batch at a time is turned into redacted entries and written by a
- * single COPY (a segment per client: repo.ts), as soon as a batch is full, and what is left every second. A full
+ * single multi-row INSERT (repo.ts), as soon as a batch is full, and what is left every second. A full
  * buffer drops the new entry (counted, logged at most once a minute): a slow or stalled database never slows or fails
  * a SCIM request. Counts of requests and errors per client and hour are summed in memory and added with each flush.
  */
@@ -51,6 +49,8 @@ export class RequestLogWriter {
   #countsDue = false;
   #timer: NodeJS.Timeout | undefined;
   #pruneTimer: NodeJS.Timeout | undefined;
+  /** The partition upkeep in flight, if any: shutdown waits for it rather than closing the pool under it. */
+  #pruning: Promise<void> | undefined;
   #dropped = 0;
   #lastDropLog = Number.NEGATIVE_INFINITY;
 
@@ -99,7 +99,9 @@ export class RequestLogWriter {
     this.#timer = setInterval(() => void this.flush(), this.#o.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
     this.#timer.unref();
     if (this.#o.repo !== undefined) {
-      this.#pruneTimer = setInterval(() => void this.prune().catch(() => {}), PRUNE_INTERVAL_MS);
+      // Today's and tomorrow's partitions before the first batch, and the expired ones gone, at start.
+      this.#maintain();
+      this.#pruneTimer = setInterval(() => this.#maintain(), PRUNE_INTERVAL_MS);
       this.#pruneTimer.unref();
     }
   }
@@ -112,7 +114,7 @@ export class RequestLogWriter {
     this.#pruneTimer = undefined;
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([
-      this.flush(),
+      Promise.all([this.flush(), this.#pruning]),
       new Promise<void>((resolve) => {
         timeout = setTimeout(resolve, STOP_WAIT_MS);
         timeout.unref();
@@ -141,7 +143,7 @@ export class RequestLogWriter {
 
   /**
    * Writes full batches while the buffer holds one, and partial ones only up to what a flush asked for: under load
-   * each COPY carries a whole batch, instead of the few entries that arrived while the previous one was written
+   * each INSERT carries a whole batch, instead of the few entries that arrived while the previous one was written
    * (a statement and a segment per couple of dozen entries cost PostgreSQL several times more per entry).
    */
   async #writeBatches(): Promise<void> {
@@ -162,6 +164,17 @@ export class RequestLogWriter {
         return;
       }
     }
+  }
+
+  #maintain(): void {
+    this.#pruning ??= this.prune()
+      .then(
+        () => {},
+        (e: unknown) => this.#o.logger.warn({ err: e }, "could not drop or create the SCIM request log's partitions"),
+      )
+      .finally(() => {
+        this.#pruning = undefined;
+      });
   }
 
   #takeCounts(): CountDelta[] {
@@ -194,22 +207,16 @@ export class RequestLogWriter {
   }
 
   /**
-   * Deletes entries past the retention and old hourly counts, in bounded batches. Entries go a segment at a time,
-   * once the segment's newest entry is past the retention.
+   * Drops the daily partitions whose whole day is past the retention (an entry is kept for the retention and at
+   * most one day more), creates today's and tomorrow's ahead, and deletes old hourly counts (one bounded batch).
    */
-  async prune(): Promise<{ entries: number; counts: number }> {
+  async prune(): Promise<{ partitions: number; counts: number }> {
     const repo = this.#o.repo;
-    if (repo === undefined) return { entries: 0, counts: 0 };
+    if (repo === undefined) return { partitions: 0, counts: 0 };
     const now = this.#o.clock.now().getTime();
     const retentionMs = (this.#o.retentionDays ?? DEFAULT_RETENTION_DAYS) * 24 * HOUR_MS;
-    const cutoff = uuidv7Floor(now - retentionMs);
-    let entries = 0;
-    for (let i = 0; i < PRUNE_MAX_BATCHES; i++) {
-      const gone = await repo.pruneEntries(cutoff, PRUNE_BATCH);
-      entries += gone.entries;
-      if (gone.segments < PRUNE_BATCH) break;
-    }
+    const { dropped } = await repo.maintainPartitions(now, now - retentionMs);
     const counts = await repo.pruneCounts(new Date(now - COUNTS_KEPT_MS), PRUNE_BATCH);
-    return { entries, counts };
+    return { partitions: dropped, counts };
   }
 }
