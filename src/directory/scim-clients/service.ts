@@ -2,7 +2,8 @@ import type { Clock } from "../../platform/clock.js";
 import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.js";
 import type { EventSink } from "../events.js";
 import { ScimClientCache } from "./cache.js";
-import { connectionEvent, withoutWebhook } from "./events.js";
+import { type ConnectionEventKind, connectionEvent, connectionOrigin } from "./events.js";
+import type { ConnectionState } from "./events.js";
 import type { ScimClientRefusal } from "./errors.js";
 import type { ScimClientRepo } from "./repo.js";
 import {
@@ -84,8 +85,7 @@ export class ScimClientService {
         groupPatchResponse: input.groupPatchResponse ?? "no_content",
         now: this.#clock.now(),
       },
-      (client) =>
-        this.#events.batch(withoutWebhook(client), [connectionEvent("connection.created", client, "inactive")]),
+      (client) => this.#connectionBatch("connection.created", client, "inactive"),
     );
     if (typeof stored === "string") return { ok: false, reason: stored };
     this.#events.committed(stored.batch);
@@ -149,7 +149,7 @@ export class ScimClientService {
   async delete(clientId: string): Promise<boolean> {
     this.#cache.forget(clientId);
     const batch = await this.#repo.delete(clientId, (client) =>
-      this.#events.batch(withoutWebhook(client), [connectionEvent("connection.deleted", client, "deleted")]),
+      this.#connectionBatch("connection.deleted", client, "deleted"),
     );
     this.#cache.forget(clientId);
     this.#active.delete(clientId);
@@ -165,7 +165,7 @@ export class ScimClientService {
   async noteSuccess(client: ScimClient): Promise<void> {
     if (client.activatedTime !== null || this.#active.has(client.clientId)) return;
     const batch = await this.#repo.activate(client.clientId, this.#clock.now(), (active) =>
-      this.#events.batch(withoutWebhook(active), [connectionEvent("connection.activated", active, "active")]),
+      this.#connectionBatch("connection.activated", active, "active"),
     );
     // Only once it is recorded: a failed write (the database away) is tried again at the next success.
     if (this.#active.size >= 10_000) this.#active.clear();
@@ -174,6 +174,10 @@ export class ScimClientService {
       this.#cache.forget(client.clientId);
       this.#events.committed(batch);
     }
+  }
+
+  #connectionBatch(kind: ConnectionEventKind, client: ScimClient, state: ConnectionState) {
+    return this.#events.batch(connectionOrigin(client, kind), [connectionEvent(kind, client, state)]);
   }
 
   /** The plaintext webhook secret, for signing only; never for a response or a log line. */
