@@ -154,7 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     adminTokens: new AdminTokenService(new AdminTokenRepo(deps.db), deps.clock),
     organizations,
     scimClients,
-    apiKeys: new ApiKeyService(new ApiKeyRepo(deps.db), deps.clock),
+    apiKeys: new ApiKeyService(new ApiKeyRepo(deps.db), deps.clock, eventSink),
     identities,
     groups,
     mapper,

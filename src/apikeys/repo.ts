@@ -1,5 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../storage/database.js";
+import type { OutboxBatch } from "../storage/event-port.js";
+import { writeEvents } from "../storage/event-store.js";
 import { isForeignKeyViolation } from "../storage/errors.js";
 import type { ApiKeysTable } from "../storage/schema.js";
 import { organizationNotFound } from "./errors.js";
@@ -96,15 +98,24 @@ export class ApiKeyRepo {
     return this.#reread(keyId);
   }
 
-  async revoke(kind: ApiKeyKind, keyId: string, now: Date): Promise<ApiKey | undefined> {
-    await this.#db
-      .updateTable("api_keys")
-      .set({ revoke_time: now, revoke_reason: REVOKED_BY_ADMIN, update_time: now })
-      .where("key_id", "=", keyId)
-      .where("kind", "=", kind)
-      .where("revoke_time", "is", null)
-      .execute();
-    return this.get(kind, keyId);
+  /**
+   * Revokes the key unless it already is, and writes the events `eventsOf` makes of a key of an organization so
+   * revoked, in one transaction; the batch is returned to be announced once committed.
+   */
+  async revoke(kind: ApiKeyKind, keyId: string, now: Date, eventsOf: (organizationId: string) => OutboxBatch) {
+    return this.#db.transaction().execute(async (trx) => {
+      const revoked = await trx
+        .updateTable("api_keys")
+        .set({ revoke_time: now, revoke_reason: REVOKED_BY_ADMIN, update_time: now })
+        .where("key_id", "=", keyId)
+        .where("kind", "=", kind)
+        .where("revoke_time", "is", null)
+        .returning("organization_id")
+        .executeTakeFirst();
+      const batch = revoked?.organization_id ? eventsOf(revoked.organization_id) : undefined;
+      if (batch !== undefined) await writeEvents(trx, batch);
+      return { key: await new ApiKeyRepo(trx).get(kind, keyId), batch };
+    });
   }
 
   /**

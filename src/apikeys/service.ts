@@ -1,5 +1,6 @@
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
+import type { EventOrigin, EventSink } from "../directory/events.js";
 import { ApiKeyError, keyNotFound, organizationNotFound } from "./errors.js";
 import {
   ACTOR_INACTIVE,
@@ -42,13 +43,28 @@ export interface ImportItem {
 
 export type ImportOutcome = { readonly key: ApiKey } | { readonly error: { code: string; message: string } };
 
+/**
+ * Where an admin's revocation of a key of an organization is announced: the organization's feed, as the admin API's
+ * doing; it concerns no connection, so no connection's webhook carries it (docs/events.md).
+ */
+const ADMIN_ORIGIN = (organizationId: string): EventOrigin => ({
+  organizationId,
+  clientId: null,
+  tenant: "",
+  product: "",
+  webhookUrl: null,
+  source: "admin",
+});
+
 /** Issued and imported API keys: create, change, rotate, revoke, import and verify (docs/api-keys.md). */
 export class ApiKeyService {
   readonly #repo: ApiKeyRepo;
   readonly #clock: Clock;
-  constructor(repo: ApiKeyRepo, clock: Clock) {
+  readonly #events: EventSink;
+  constructor(repo: ApiKeyRepo, clock: Clock, events: EventSink) {
     this.#repo = repo;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createIssued(organizationId: string | null, fields: ApiKeyFields): Promise<WithSecret> {
@@ -103,7 +119,10 @@ export class ApiKeyService {
    * REVOKED rather than NOT_FOUND. Revoking a revoked key changes nothing.
    */
   async revoke(kind: ApiKeyKind, keyId: string): Promise<ApiKey> {
-    const key = await this.#repo.revoke(kind, keyId, this.#clock.now());
+    const { key, batch } = await this.#repo.revoke(kind, keyId, this.#clock.now(), (organizationId) =>
+      this.#events.batch(ADMIN_ORIGIN(organizationId), [{ kind: "api_key.revoked", keyId }]),
+    );
+    if (batch !== undefined) this.#events.committed(batch);
     if (key === undefined) throw missing(kind, keyId);
     return key;
   }

@@ -1,5 +1,6 @@
 /**
- * Every kind of directory change an event (feed entry, webhook) announces. A module of its own, with no imports, so
+ * Every kind of change an event (feed entry, webhook) announces: the directory's, its connections', and the API keys'
+ * that deprovisioning or the admin API changes. A module of its own, with no imports, so
  * that the admin portal's bundle shares the list instead of copying it.
  */
 export const DIRECTORY_EVENT_KINDS = [
@@ -14,6 +15,8 @@ export const DIRECTORY_EVENT_KINDS = [
   "connection.created",
   "connection.activated",
   "connection.deleted",
+  "api_key.suspended",
+  "api_key.revoked",
 ] as const;
 
 export type DirectoryEventKind = (typeof DIRECTORY_EVENT_KINDS)[number];

@@ -1,3 +1,4 @@
+import type { KeyEvents } from "../storage/event-port.js";
 import type { DirectoryEventKind } from "./event-kinds.js";
 
 export { DIRECTORY_EVENT_KINDS, type DirectoryEventKind } from "./event-kinds.js";
@@ -13,34 +14,13 @@ export interface DirectoryEvent {
   readonly data: Record<string, unknown>;
 }
 
-/** One event as stored: a row of the events feed and, for a client with a webhook URL, of the webhook outbox. */
-export interface OutboxRow {
-  /** The event id (UUIDv7): the feed's id, the outbox id and the `webhook-id` header. */
-  readonly id: string;
-  readonly event: DirectoryEventKind;
-  /** DirectoryEvent.resourceId. */
-  readonly orderingKey: string;
-  /** DirectoryEvent.data as JSON text. */
-  readonly data: string;
-  /** The webhook body as signed and sent; null when no outbox row is written. */
-  readonly body: string | null;
-}
-
-/** The events of one change, as plain data: the change's own statement or transaction writes them. */
-export interface OutboxBatch {
-  readonly organizationId: string;
-  /** The SCIM client whose request made the change. */
-  readonly directoryId: string;
-  readonly createdAt: Date;
-  /** Whether outbox rows are written too (the client has a webhook URL); feed rows always are. */
-  readonly webhook: boolean;
-  readonly rows: readonly OutboxRow[];
-  /**
-   * The W3C traceparent of the request that made the change, or null when nothing is traced: the webhook delivery's
-   * span links to it.
-   */
-  readonly traceparent: string | null;
-}
+/**
+ * The event port (storage/event-port.ts): services hand it the events of a change as plain values, their repository
+ * writes them in the change's transaction through storage (storage/event-store.ts), and they announce them once
+ * committed.
+ */
+export type { EventOrigin, EventSink, KeyEvents, OutboxBatch, OutboxRow, PortEvent } from "../storage/event-port.js";
+export { afterCommit } from "../storage/event-port.js";
 
 /** What an event records of the SCIM client whose request made the change (a ScimClient is one). */
 export interface EventClient {
@@ -50,28 +30,6 @@ export interface EventClient {
   readonly product: string;
   /** Null: the client has no webhook, its events go to the feed only. */
   readonly webhookUrl: string | null;
-}
-
-/**
- * The event port. Directory services turn the events of a change into an OutboxBatch, have their repository write
- * it inside the change's transaction (a committed change always yields its events and a rolled-back one never
- * does), and announce it once committed. The webhooks module implements it.
- */
-export interface EventSink {
-  batch(client: EventClient, events: readonly DirectoryEvent[]): OutboxBatch;
-  /** Called by the code that wrote `batch`, after its transaction committed, never for a rolled-back one. */
-  committed(batch: OutboxBatch): void;
-}
-
-/** `sink`, with `then` called after each commit as well (the composition root wakes the webhook dispatcher so). */
-export function afterCommit(sink: EventSink, then: (batch: OutboxBatch) => void): EventSink {
-  return {
-    batch: (client, events) => sink.batch(client, events),
-    committed(batch) {
-      sink.committed(batch);
-      then(batch);
-    },
-  };
 }
 
 type Json = Record<string, unknown>;
@@ -106,4 +64,16 @@ export function groupEventData(group: Json): Json {
 /** Membership events: the user's data plus `group: {id, name, raw}`. */
 export function membershipEventData(user: Json, group: Json): Json {
   return { ...userEventData(user), group: groupEventData(group) };
+}
+
+/**
+ * The API key events of a change to user `id` (docs/security.md, "The deprovisioning guarantee"): going inactive
+ * suspends the keys that follow the user (`api_key.suspended`), its deletion revokes them (`api_key.revoked`).
+ * Storage finds the keys in the writing statement, so an event names exactly the keys the change affected.
+ * `before` is undefined for a new user (keys may be made for an id before the user exists).
+ */
+export function keyEventsOf(id: string, before: Json | undefined, after: Json | "deleted"): KeyEvents[] {
+  if (after === "deleted") return [{ kind: "api_key.revoked", actorId: id }];
+  const wasActive = before === undefined || before.active !== false;
+  return wasActive && after.active === false ? [{ kind: "api_key.suspended", actorId: id }] : [];
 }

@@ -6,7 +6,9 @@ export interface EventRow {
   readonly seq: number;
   readonly txid: string;
   readonly organization_id: string;
-  readonly directory_id: string;
+  readonly directory_id: string | null;
+  /** `scim` (a SCIM client's request) or `admin` (the admin API). */
+  readonly source: string;
   readonly event: string;
   readonly create_time: Date;
   readonly data: string;
@@ -20,7 +22,7 @@ export interface FeedQuery {
   readonly limit: number;
 }
 
-const COLUMNS = sql`e.id, e.seq, e.txid::text as txid, e.organization_id, e.directory_id, e.event, e.create_time, e.data`;
+const COLUMNS = sql`e.id, e.seq, e.txid::text as txid, e.organization_id, e.directory_id, e.source, e.event, e.create_time, e.data`;
 
 /**
  * The next events after a position, in (txid, seq) order, only from transactions older than every transaction
@@ -33,11 +35,8 @@ export async function eventsAfter(db: Db, q: FeedQuery): Promise<EventRow[]> {
     q.directoryId === undefined
       ? sql`e.organization_id = ${q.organizationId}::uuid`
       : sql`e.directory_id = ${q.directoryId} and e.organization_id = ${q.organizationId}::uuid`;
-  // Connection events are handed out to readers that name them, so a reader of directory changes sees only those.
-  const kinds =
-    q.events === undefined || q.events.length === 0
-      ? sql`and e.event not like 'connection.%'`
-      : sql`and e.event = any(${q.events}::text[])`;
+  // Every kind unless the reader names the kinds it reads (docs/events.md): a reader ignores the kinds it does not know.
+  const kinds = q.events === undefined || q.events.length === 0 ? sql`` : sql`and e.event = any(${q.events}::text[])`;
   const { rows } = await sql<EventRow>`
     select ${COLUMNS} from directory_events e
     where ${scope} ${kinds}

@@ -245,7 +245,10 @@ export interface DirectoryEventsTable {
   /** xid8 as text: the writing transaction. */
   txid: Generated<string>;
   organization_id: string;
-  directory_id: string;
+  /** The connection the event concerns; null for an event of the organization alone (0025). */
+  directory_id: string | null;
+  /** `scim` (a SCIM client's request) or `admin` (the admin API). */
+  source: Generated<"scim" | "admin">;
   event: string;
   create_time: Timestamp;
   /** The webhook payload's `data`, as JSON text. */

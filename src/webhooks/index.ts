@@ -5,9 +5,9 @@ import type { Clock } from "../platform/clock.js";
 import type { SecretBox } from "../platform/crypto.js";
 import type { Logger } from "../platform/logger.js";
 import type { Db } from "../storage/database.js";
+import { EventBatcher } from "../storage/event-store.js";
 import { WebhookDispatcher } from "./dispatcher.js";
 import { EventLog } from "./event-log-repo.js";
-import { OutboxEventSink } from "./outbox-sink.js";
 import { WebhookResender } from "./resend.js";
 import { HttpWebhookSender, type WebhookSender, webhookGuard } from "./sender.js";
 import { type BulkResendRequest, requeueFailed } from "./bulk-resend-repo.js";
@@ -53,7 +53,7 @@ export interface WebhooksOptions {
  * resend, and the events feed over what the sink records.
  */
 export interface Webhooks {
-  readonly sink: OutboxEventSink;
+  readonly sink: EventBatcher;
   readonly feed: EventFeed;
   readonly dispatcher: WebhookDispatcher;
   readonly eventLog: EventLog;
@@ -100,7 +100,7 @@ export function createWebhooks(o: WebhooksOptions): Webhooks {
     ...(o.concurrencyPerOrganization === undefined ? {} : { perOrganization: o.concurrencyPerOrganization }),
   });
   return {
-    sink: new OutboxEventSink(o.clock),
+    sink: new EventBatcher(o.clock),
     feed,
     dispatcher,
     eventLog,

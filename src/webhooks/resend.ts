@@ -1,4 +1,3 @@
-import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Clock } from "../platform/clock.js";
 import { attemptId } from "./attempt-id.js";
 import { type AttemptRecord, type EventLog, outcomeOf } from "./event-log-repo.js";
@@ -7,6 +6,15 @@ import type { WebhookSender } from "./sender.js";
 export type ResendResult =
   | { readonly ok: true; readonly attempt: AttemptRecord; readonly logged: boolean }
   | { readonly ok: false; readonly reason: "event_not_found" | "no_webhook" };
+
+/** What a resend needs of the connection: where it sends, with what secret, and whether it logs. */
+export interface ResendTarget {
+  readonly clientId: string;
+  readonly organizationId: string;
+  readonly webhookUrl: string | null;
+  readonly webhookSecretSealed: string | null;
+  readonly logWebhookEvents: boolean;
+}
 
 /**
  * Re-sends one logged event by hand — a new attempt, signed anew with the current secret and
@@ -25,7 +33,7 @@ export class WebhookResender {
     this.#openSecret = openSecret;
   }
 
-  async resend(client: ScimClient, eventId: string): Promise<ResendResult> {
+  async resend(client: ResendTarget, eventId: string): Promise<ResendResult> {
     const logged = await this.#log.latestOf(client.clientId, eventId);
     if (logged === undefined) return { ok: false, reason: "event_not_found" };
     if (client.webhookUrl === null || client.webhookSecretSealed === null) return { ok: false, reason: "no_webhook" };

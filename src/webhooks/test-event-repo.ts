@@ -1,8 +1,7 @@
 import { sql } from "kysely";
-import type { ScimClient } from "../directory/scim-clients/types.js";
 import { uuidv7 } from "../platform/ids.js";
 import type { Db } from "../storage/database.js";
-import { webhookBodyText } from "./outbox-sink.js";
+import { webhookBodyText } from "../storage/event-port.js";
 
 /** The event type of a test delivery: a webhook event, never a directory event (not in the events feed). */
 export const TEST_EVENT = "webhook.test";
@@ -13,7 +12,14 @@ export const TEST_EVENT = "webhook.test";
  * the connection. Its ordering key is its own id, so it neither waits behind a resource's pending events nor holds
  * one back. Returns the event's id (the `webhook-id` it is sent with).
  */
-export async function queueTestEvent(db: Db, client: ScimClient, now: Date): Promise<string> {
+export interface TestEventTarget {
+  readonly clientId: string;
+  readonly organizationId: string;
+  readonly tenant: string;
+  readonly product: string;
+}
+
+export async function queueTestEvent(db: Db, client: TestEventTarget, now: Date): Promise<string> {
   const id = uuidv7(now.getTime());
   const data = JSON.stringify({
     test: true,

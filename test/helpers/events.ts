@@ -1,6 +1,6 @@
 import type { EventSink, OutboxBatch } from "../../src/directory/events.js";
 import { type Clock, systemClock } from "../../src/platform/clock.js";
-import { OutboxEventSink } from "../../src/webhooks/outbox-sink.js";
+import { EventBatcher } from "../../src/storage/event-store.js";
 import { createTestApp, type TestApp } from "./app.js";
 
 export interface RecordedEvent {
@@ -20,22 +20,22 @@ export interface RecordingSink {
 /**
  * The webhooks module's sink (the rows are written as in production) that also keeps, in an array, the events of
  * every batch announced as committed: a rolled-back request leaves no event behind, so tests see exactly what would
- * be delivered. It keeps the directory's changes only: a connection's own events (its activation, recorded after its
- * first successful request and off that request's path) are not what these tests count, and are tested apart
- * (setup-links.session.test.ts).
+ * be delivered. It keeps the directory's changes only (user.* and group.*): a connection's own events (its
+ * activation, recorded after its first successful request and off that request's path) and its API keys' events are
+ * not what these tests count, and are tested apart (setup-links.session.test.ts, api-keys.events.test.ts).
  */
 export function recordingSink(clock: Clock = systemClock): RecordingSink {
-  const outbox = new OutboxEventSink(clock);
+  const outbox = new EventBatcher(clock);
   let recorded: RecordedEvent[] = [];
   const sink: EventSink = {
     batch: (client, events) => outbox.batch(client, events),
     committed(batch: OutboxBatch) {
       for (const row of batch.rows) {
-        if (row.event.startsWith("connection.")) continue;
+        if (!row.event.startsWith("user.") && !row.event.startsWith("group.")) continue;
         recorded.push({
           kind: row.event,
           resourceId: row.orderingKey,
-          clientId: batch.directoryId,
+          clientId: batch.directoryId ?? "",
           data: JSON.parse(row.data) as Record<string, unknown>,
         });
       }
@@ -62,3 +62,16 @@ export async function createRecordingApp(): Promise<RecordingApp> {
   const t = await createTestApp({ extra: { eventSink: recorder.sink } });
   return { t, recorder, close: () => t.close() };
 }
+
+/** The directory's own kinds (users, groups, memberships): `event=` of a feed reader that counts only those. */
+export const DIRECTORY_CHANGE_KINDS = [
+  "user.created",
+  "user.updated",
+  "user.deleted",
+  "group.created",
+  "group.updated",
+  "group.deleted",
+  "group.user_added",
+  "group.user_removed",
+].join(",");
+

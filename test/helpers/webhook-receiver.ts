@@ -23,10 +23,22 @@ export type ReceiverAnswer =
   | { readonly status: number; readonly after: Promise<unknown> }
   | "hang";
 
+/**
+ * The event kinds a receiver knows: `directory` — the directory's changes (`user.*`, `group.*`) and `webhook.test`,
+ * what most tests count; `all` — every kind. A request of a kind it does not know is answered 200 and not recorded,
+ * as a receiver written against the documented kinds ignores new ones (docs/webhooks.md).
+ */
+export type KnownKinds = "directory" | "all";
+
+const DIRECTORY_KIND = /^(user\.|group\.|webhook\.test$)/;
+
 export interface WebhookReceiver {
   /** http://127.0.0.1:<port>/hook */
   readonly url: string;
+  /** The requests of the kinds it knows (see KnownKinds), in arrival order. */
   readonly received: ReceivedWebhook[];
+  /** Which kinds to record from now on (default `directory`). */
+  knows(kinds: KnownKinds): void;
   /** Answer with this from now on (default 200); a function decides per request. */
   answer(with_: ReceiverAnswer | ((req: ReceivedWebhook) => ReceiverAnswer)): void;
   /** Resolves once `count` requests in all have arrived (since the last reset); rejects after `timeoutMs`. */
@@ -36,8 +48,9 @@ export interface WebhookReceiver {
 }
 
 /** A real local HTTP receiver on 127.0.0.1 and a free port that records every request it gets. */
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(known: KnownKinds = "directory"): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
+  let knows = known;
   let decide: (req: ReceivedWebhook) => ReceiverAnswer = () => 200;
   const hanging = new Set<ServerResponse>();
   const waiters = new Set<{ count: number; resolve: () => void }>();
@@ -68,6 +81,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         rawBody,
         json,
       };
+      if (knows === "directory" && typeof json.event === "string" && !DIRECTORY_KIND.test(json.event)) {
+        res.writeHead(200, { "content-type": "text/plain" }).end("ignored");
+        return;
+      }
       received.push(hook);
       notify();
       const answer = decide(hook);
@@ -90,6 +107,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   return {
     url: `http://127.0.0.1:${port}/hook`,
     received,
+    knows(kinds) {
+      knows = kinds;
+    },
     answer(with_) {
       decide = typeof with_ === "function" ? with_ : () => with_;
     },

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { DIRECTORY_CHANGE_KINDS } from "../helpers/events.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DirectoryEvent } from "../../src/directory/events.js";
 import { uuidv7 } from "../../src/platform/ids.js";
@@ -69,7 +70,7 @@ describe("the events feed under concurrent writers", () => {
         const res = await adminCall(
           w,
           "GET",
-          `/events?organization_id=${c.organizationId}&page_size=1000${after === "" ? "" : `&after=${after}`}`,
+          `/events?organization_id=${c.organizationId}&event=${DIRECTORY_CHANGE_KINDS}&page_size=1000${after === "" ? "" : `&after=${after}`}`,
         );
         expect(res.statusCode).toBe(200);
         const page = res.json() as { events: { id: string; data: { id: string; n: number } }[]; next_after: string };

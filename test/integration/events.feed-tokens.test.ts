@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DIRECTORY_CHANGE_KINDS } from "../helpers/events.js";
 import { legacyToken } from "../../src/events/token.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { SecretBox } from "../../src/platform/crypto.js";
@@ -40,7 +41,11 @@ afterAll(async () => {
 });
 
 const feed = (app: TestApp, org: string, after?: string) =>
-  adminCall(app, "GET", `/events?organization_id=${org}${after === undefined ? "" : `&after=${after}`}`);
+  adminCall(
+    app,
+    "GET",
+    `/events?organization_id=${org}&event=${DIRECTORY_CHANGE_KINDS}${after === undefined ? "" : `&after=${after}`}`,
+  );
 const createUser = async (userName: string) => {
   const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });
   expect(res.statusCode, res.body).toBe(201);

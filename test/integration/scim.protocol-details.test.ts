@@ -228,7 +228,13 @@ describe("a 500 logs one line with an error id, and the answer carries the id", 
     const failing: EventSink = {
       batch: (client, events) => {
         if (events.every((e) => e.kind.startsWith("connection."))) {
-          const empty = { webhook: false, rows: [], traceparent: null, createdAt: new Date() };
+          const empty = {
+            webhook: false,
+            rows: [],
+            traceparent: null,
+            createdAt: new Date(),
+            source: "admin" as const,
+          };
           return { ...empty, organizationId: client.organizationId, directoryId: client.clientId };
         }
         throw new Error("event sink unavailable");

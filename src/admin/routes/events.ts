@@ -90,6 +90,7 @@ export function eventJson(r: EventRow): JsonObject {
     event: r.event,
     organization_id: r.organization_id,
     directory_id: r.directory_id,
+    source: r.source,
     create_time: r.create_time.toISOString(),
     data: JSON.parse(r.data) as JsonObject,
   };

@@ -211,6 +211,7 @@ export const EventJson = Type.Object({
   event: Type.String(),
   organization_id: Type.String(),
   directory_id: NullableText,
+  source: Type.Union([Type.Literal("scim"), Type.Literal("admin")]),
   create_time: Time,
   data: AnyObject(),
 });

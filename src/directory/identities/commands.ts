@@ -2,7 +2,7 @@ import type { Clock } from "../../platform/clock.js";
 import { uuidv7 } from "../../platform/ids.js";
 import type { Db } from "../../storage/database.js";
 import { isUniqueViolation } from "../../storage/errors.js";
-import { type DirectoryEvent, type EventSink, membershipEventData } from "../events.js";
+import { type DirectoryEvent, type EventSink, keyEventsOf, membershipEventData } from "../events.js";
 import { transactionWithEvents } from "../events-repo.js";
 import { groupRaw } from "../groups/events.js";
 import { checkVersion, type ExpectedVersions, VersionMismatchError, versionMatches } from "../preconditions.js";
@@ -67,7 +67,10 @@ export class IdentityCommands {
     const extensionValues = extensionValuesOf(write.scim, client.indexedAttributes);
     let extensionConflict = false;
     try {
-      const events = this.#events.batch(client, [userEvent(client, "user.created", id, write.scim)]);
+      const events = this.#events.batch(client, [
+        userEvent(client, "user.created", id, write.scim),
+        ...keyEventsOf(id, undefined, write.scim),
+      ]);
       const row = await repo.createUser(
         this.#db,
         {
@@ -171,7 +174,10 @@ export class IdentityCommands {
       return undefined;
     }
     const { write, traits } = planned;
-    const events = this.#events.batch(client, [userEvent(client, "user.updated", id, write.scim)]);
+    const events = this.#events.batch(client, [
+      userEvent(client, "user.updated", id, write.scim),
+      ...keyEventsOf(id, document, write.scim),
+    ]);
     const row = await repo.updateUserAt(
       this.#db,
       orgId,
@@ -219,6 +225,7 @@ export class IdentityCommands {
       await record(client, [
         ...removed,
         userEvent(client, "user.deleted", id, deleted.scim),
+        ...keyEventsOf(id, deleted.scim, "deleted"),
         ...reports.map((r) => userEvent(client, "user.updated", r.id, r.scim)),
       ]);
       return true;

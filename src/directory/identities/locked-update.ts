@@ -1,7 +1,7 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../storage/database.js";
 import { isUniqueViolation } from "../../storage/errors.js";
-import type { EventSink } from "../events.js";
+import { type EventSink, keyEventsOf } from "../events.js";
 import { transactionWithEvents } from "../events-repo.js";
 import type { CompiledMapping } from "../mapping/mapper.js";
 import { hashPassword, verifyPassword } from "../passwords.js";
@@ -85,7 +85,10 @@ export async function lockedUpdate(
           extensionValuesOf(write.scim, client.indexedAttributes),
         );
       }
-      await record(client, [userEvent(client, "user.updated", id, write.scim)]);
+      await record(client, [
+        userEvent(client, "user.updated", id, write.scim),
+        ...keyEventsOf(id, document, write.scim),
+      ]);
       return row;
     });
   } catch (e) {

@@ -1,4 +1,4 @@
-import type { DirectoryEvent } from "../events.js";
+import type { DirectoryEvent, EventOrigin } from "../events.js";
 import type { ScimClient } from "./types.js";
 
 /**
@@ -7,11 +7,9 @@ import type { ScimClient } from "./types.js";
  */
 export type ConnectionState = "inactive" | "active" | "deleted";
 
-export function connectionEvent(
-  kind: "connection.created" | "connection.activated" | "connection.deleted",
-  client: ScimClient,
-  state: ConnectionState,
-): DirectoryEvent {
+export type ConnectionEventKind = "connection.created" | "connection.activated" | "connection.deleted";
+
+export function connectionEvent(kind: ConnectionEventKind, client: ScimClient, state: ConnectionState): DirectoryEvent {
   return {
     kind,
     resourceId: client.clientId,
@@ -27,7 +25,16 @@ export function connectionEvent(
 }
 
 /**
- * Connection events go to the events feed only (docs/events.md): a connection's webhook carries the changes of its
- * directory, and a deleted connection has no webhook left to sign with.
+ * The origin of a connection's own events: its creation and deletion are the admin API's doing (a setup-link
+ * session's too), its activation its first successful SCIM request's. They go to the events feed only
+ * (docs/decisions.md, "Events from any source"): a connection's webhook carries the changes of its directory, and a
+ * deleted connection has no webhook left to sign with.
  */
-export const withoutWebhook = (client: ScimClient): ScimClient => ({ ...client, webhookUrl: null });
+export const connectionOrigin = (client: ScimClient, kind: ConnectionEventKind): EventOrigin => ({
+  organizationId: client.organizationId,
+  clientId: client.clientId,
+  tenant: client.tenant,
+  product: client.product,
+  webhookUrl: null,
+  source: kind === "connection.activated" ? "scim" : "admin",
+});

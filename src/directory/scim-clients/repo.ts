@@ -200,15 +200,22 @@ export class ScimClientRepo {
       .execute();
   }
 
-  /** Deletes the client and writes the events `eventsOf` makes of it (feed only), in one transaction. */
+  /**
+   * Deletes the client and writes the events `eventsOf` makes of it, in one transaction: the events first, while the
+   * client they name still exists (every event is written so, 0025-event-sources), then the client under its lock.
+   */
   async delete(clientId: string, eventsOf: (client: ScimClient) => OutboxBatch): Promise<OutboxBatch | undefined> {
     return this.#db.transaction().execute(async (trx) => {
       const row = await trx
-        .deleteFrom("scim_clients")
+        .selectFrom("scim_clients")
+        .selectAll()
         .where("client_id", "=", clientId)
-        .returningAll()
+        .forUpdate()
         .executeTakeFirst();
-      return row === undefined ? undefined : recordEvents(trx, toScimClient(row), eventsOf);
+      if (row === undefined) return undefined;
+      const batch = await recordEvents(trx, toScimClient(row), eventsOf);
+      await trx.deleteFrom("scim_clients").where("client_id", "=", clientId).execute();
+      return batch;
     });
   }
 

@@ -2,7 +2,7 @@ import type { Clock } from "../../platform/clock.js";
 import { hashSecret, type SecretBox, verifySecret } from "../../platform/crypto.js";
 import type { EventSink } from "../events.js";
 import { ScimClientCache } from "./cache.js";
-import { connectionEvent, withoutWebhook } from "./events.js";
+import { type ConnectionEventKind, type ConnectionState, connectionEvent, connectionOrigin } from "./events.js";
 import type { ScimClientRepo } from "./repo.js";
 import {
   DEFAULT_AUTH_METHODS,
@@ -80,8 +80,7 @@ export class ScimClientService {
         groupPatchResponse: input.groupPatchResponse ?? "no_content",
         now: this.#clock.now(),
       },
-      (client) =>
-        this.#events.batch(withoutWebhook(client), [connectionEvent("connection.created", client, "inactive")]),
+      (client) => this.#connectionBatch("connection.created", client, "inactive"),
     );
     this.#events.committed(stored.batch);
     return stored.client;
@@ -144,7 +143,7 @@ export class ScimClientService {
   async delete(clientId: string): Promise<boolean> {
     this.#cache.forget(clientId);
     const batch = await this.#repo.delete(clientId, (client) =>
-      this.#events.batch(withoutWebhook(client), [connectionEvent("connection.deleted", client, "deleted")]),
+      this.#connectionBatch("connection.deleted", client, "deleted"),
     );
     this.#cache.forget(clientId);
     this.#active.delete(clientId);
@@ -160,7 +159,7 @@ export class ScimClientService {
   async noteSuccess(client: ScimClient): Promise<void> {
     if (client.activatedTime !== null || this.#active.has(client.clientId)) return;
     const batch = await this.#repo.activate(client.clientId, this.#clock.now(), (active) =>
-      this.#events.batch(withoutWebhook(active), [connectionEvent("connection.activated", active, "active")]),
+      this.#connectionBatch("connection.activated", active, "active"),
     );
     // Only once it is recorded: a failed write (the database away) is tried again at the next success.
     if (this.#active.size >= 10_000) this.#active.clear();
@@ -169,6 +168,10 @@ export class ScimClientService {
       this.#cache.forget(client.clientId);
       this.#events.committed(batch);
     }
+  }
+
+  #connectionBatch(kind: ConnectionEventKind, client: ScimClient, state: ConnectionState) {
+    return this.#events.batch(connectionOrigin(client, kind), [connectionEvent(kind, client, state)]);
   }
 
   /** The plaintext webhook secret, for signing only; never for a response or a log line. */

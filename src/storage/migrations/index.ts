@@ -19,6 +19,7 @@ import * as filterIndexes from "./0019-filter-indexes.js";
 import * as groupPatchResponse from "./0020-group-patch-response.js";
 import * as scimAuthentication from "./0023-scim-authentication.js";
 import * as setupLinks from "./0024-setup-links.js";
+import * as eventSources from "./0025-event-sources.js";
 import * as requestLogPartitions from "./0026-request-log-partitions.js";
 import * as writeCost from "./0027-write-cost.js";
 
@@ -44,6 +45,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0020-group-patch-response": groupPatchResponse,
   "0023-scim-authentication": scimAuthentication,
   "0024-setup-links": setupLinks,
+  "0025-event-sources": eventSources,
   "0026-request-log-partitions": requestLogPartitions,
   "0027-write-cost": writeCost,
 };
