@@ -74,4 +74,3 @@ export const DIRECTORY_CHANGE_KINDS = [
   "group.user_added",
   "group.user_removed",
 ].join(",");
-

@@ -185,7 +185,11 @@ describe("CursorCodec sorted cursors: the last row's sort value rides along", ()
     return copy.toString("base64url");
   };
   it.each([
-    ["used with another sort", { ...ctx, queryDigest: queryDigest({ count: 100, sort: "userName descending" }) }, token],
+    [
+      "used with another sort",
+      { ...ctx, queryDigest: queryDigest({ count: 100, sort: "userName descending" }) },
+      token,
+    ],
     ["used without its sort", ctx, token],
     ["an unsorted cursor used with a sort", sorted, codec.encode(ctx, LAST_ID)],
     ["a sort value changed", sorted, withByte(26, "c".charCodeAt(0))],
