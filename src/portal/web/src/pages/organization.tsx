@@ -1,9 +1,11 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc, type Organization, q } from "../api.js";
+import { useLinks } from "../links.js";
 import { Link, navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
 import { SelectField, TextField } from "../fields.js";
 import { Empty, ErrorNote, ListStatus, Tabs, Time, useAction, useLoad } from "../ui.js";
+import { StateBadge } from "./connection-state.js";
 import { GroupsTab, UsersTab } from "./directory.js";
 import { FeedTab } from "./feed.js";
 import { IDP_OPTIONS, IDPS, type IdpKey } from "./idps.js";
@@ -41,7 +43,9 @@ export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrgTab })
 
 type ClientList = { scim_clients: Connection[]; next_page_token: string };
 
-function Connections({ orgId }: { orgId: string }) {
+/** The organization's connections; `max` bounds how many may be created here (the server enforces it too). */
+export function Connections({ orgId, max }: { orgId: string; max?: number }) {
+  const links = useLinks();
   const list = useLoad(
     () => call<ClientList>("GET", `/scimClients${q({ organization_id: orgId, page_size: 1000 })}`),
     [orgId],
@@ -54,7 +58,12 @@ function Connections({ orgId }: { orgId: string }) {
         A connection is one SCIM client: the base URL and secret you enter in an identity provider. Users and groups it
         pushes belong to this organization.
       </p>
-      <CreateConnection orgId={orgId} />
+      {max === undefined ? null : (
+        <p class="hint">
+          {clients.length} of at most {max} connections.
+        </p>
+      )}
+      {max !== undefined && clients.length >= max ? null : <CreateConnection orgId={orgId} />}
       <ListStatus
         load={list}
         what="connections"
@@ -70,9 +79,10 @@ function Connections({ orgId }: { orgId: string }) {
           {clients.map((c) => (
             <li class="card row" key={c.client_id}>
               <div class="row-main">
-                <Link href={`/connections/${enc(c.client_id)}`} class="row-title">
+                <Link href={links.connection(c.client_id)} class="row-title">
                   {c.name === "" ? c.client_id : c.name}
                 </Link>
+                <StateBadge conn={c} />
                 <span class="mono small muted wrap">{c.scim_base_url}</span>
                 <span class="small muted">
                   Created <Time iso={c.create_time} />
@@ -82,11 +92,16 @@ function Connections({ orgId }: { orgId: string }) {
                 ) : null}
               </div>
               <div class="row-actions">
-                <Link href={`/connections/${enc(c.client_id)}/events`} class="button secondary small">
-                  Events
-                </Link>
-                <Link href={`/connections/${enc(c.client_id)}/settings`} class="button secondary small">
-                  Settings
+                {links.events === undefined ? null : (
+                  <Link href={links.events(c.client_id)} class="button secondary small">
+                    Events
+                  </Link>
+                )}
+                <Link
+                  href={links.settings?.(c.client_id) ?? links.requests(c.client_id)}
+                  class="button secondary small"
+                >
+                  {links.settings === undefined ? "SCIM requests" : "Settings"}
                 </Link>
               </div>
             </li>
@@ -97,7 +112,9 @@ function Connections({ orgId }: { orgId: string }) {
   );
 }
 
-function CreateConnection({ orgId }: { orgId: string }) {
+/** A new connection of the organization; its setup guide, for the chosen identity provider, opens next. */
+export function CreateConnection({ orgId }: { orgId: string }) {
+  const links = useLinks();
   const [name, setName] = useState("");
   const [idp, setIdp] = useState<IdpKey>("okta");
   const action = useAction();
@@ -113,7 +130,7 @@ function CreateConnection({ orgId }: { orgId: string }) {
             name: name.trim() === "" ? IDPS[idp].name : name.trim(),
           });
           if (created.secret !== undefined) oneTime.put(created.client_id, created.secret);
-          navigate(`/connections/${enc(created.client_id)}?idp=${idp}`);
+          navigate(`${links.connection(created.client_id)}?idp=${idp}`);
         });
       }}
     >

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc, q, type ScimRequest } from "../api.js";
+import { useLinks } from "../links.js";
 import { Link } from "../router.js";
 import { Field, OpenButton, SelectField } from "../fields.js";
 import { DetailPane, Empty, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
@@ -15,6 +16,7 @@ const METHODS = [["", "Any method"], ...["GET", "POST", "PUT", "PATCH", "DELETE"
 
 /** The SCIM request log of one connection: what the identity provider sent and what Roster answered. */
 export function RequestsTab({ conn }: { conn: Connection }) {
+  const settings = useLinks().settings;
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const pager = usePager();
@@ -47,8 +49,14 @@ export function RequestsTab({ conn }: { conn: Connection }) {
         {conn.request_log === "all" ? "Every request is kept" : null}
         {conn.request_log === "errors" ? "Failed requests (4xx, 5xx) are kept; successful ones are only counted" : null}
         {conn.request_log === "off" ? "The request log is off for this connection: nothing new is kept" : null}, with
-        passwords and secrets redacted from both bodies. Change it under{" "}
-        <Link href={`/connections/${enc(conn.client_id)}/settings`}>Settings</Link>.
+        passwords and secrets redacted from both bodies.{" "}
+        {settings === undefined ? (
+          "The application's team chooses what is kept."
+        ) : (
+          <>
+            Change it under <Link href={settings(conn.client_id)}>Settings</Link>.
+          </>
+        )}
       </p>
       <form
         class="toolbar filters"
