@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { call, type DirectoryGroup, type DirectoryUser, enc, q } from "../api.js";
 import { useLinks } from "../links.js";
 import { Link } from "../router.js";
-import { SelectField, TextField } from "../fields.js";
+import { SelectField, TextField, ActionForm } from "../fields.js";
 import { Empty, ListStatus, Pager, useLoad, usePager } from "../ui.js";
 
 const USER_ATTRIBUTES = ["userName", "externalId", "employeeNumber"] as const;
@@ -14,11 +14,10 @@ function SearchForm(props: { attributes: readonly string[]; what: string; onSear
   const [attribute, setAttribute] = useState(props.attributes[0] ?? "");
   const [value, setValue] = useState("");
   return (
-    <form
+    <ActionForm
       class="toolbar filters"
       aria-label={`Search ${props.what}`}
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         props.onSearch(value.trim() === "" ? "" : `${attribute} eq ${JSON.stringify(value.trim())}`);
       }}
     >
@@ -48,7 +47,7 @@ function SearchForm(props: { attributes: readonly string[]; what: string; onSear
           Clear
         </button>
       </div>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -85,12 +84,7 @@ function DirectoryList<K extends "users" | "groups">(props: {
           pager.reset();
         }}
       />
-      <ListStatus
-        load={list}
-        what={props.kind}
-        isEmpty={items.length === 0}
-        empty={filter === "" ? props.empty : props.noMatch}
-      />
+      <ListStatus load={list} what={props.kind} items={items} empty={filter === "" ? props.empty : props.noMatch} />
       {items.length > 0 ? props.table(items) : null}
       <Pager pager={pager} nextToken={list.data?.next_page_token} />
     </>
@@ -137,7 +131,7 @@ export function GroupsTab({ orgId }: { orgId: string }) {
 
 /** A link to an item's page where the view has one, else its name alone. */
 function ItemLink({ href, children }: { href: string | undefined; children: ComponentChildren }) {
-  return href === undefined ? <>{children}</> : <Link href={href}>{children}</Link>;
+  return href === undefined ? children : <Link href={href}>{children}</Link>;
 }
 
 export function UsersTable({ orgId, users }: { orgId: string; users: DirectoryUser[] }) {

@@ -3,8 +3,8 @@ import { type Connection, call, enc, type Organization, q } from "../api.js";
 import { useLinks } from "../links.js";
 import { Link, navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
-import { SelectField, TextField } from "../fields.js";
-import { Empty, ErrorNote, ListStatus, Tabs, Time, useAction, useLoad } from "../ui.js";
+import { SelectField, TextField, ActionForm, SubmitRow } from "../fields.js";
+import { ErrorNote, ListStatus, Tabs, Time, useAction, useLoad } from "../ui.js";
 import { StateBadge } from "./connection-state.js";
 import { GroupsTab, UsersTab } from "./directory.js";
 import { FeedTab } from "./feed.js";
@@ -64,16 +64,9 @@ export function Connections({ orgId, max }: { orgId: string; max?: number }) {
         </p>
       )}
       {max !== undefined && clients.length >= max ? null : <CreateConnection orgId={orgId} />}
-      <ListStatus
-        load={list}
-        what="connections"
-        isEmpty={clients.length === 0}
-        empty={
-          <Empty title="No connections yet">
-            Create one above, then follow its setup guide in your identity provider's console.
-          </Empty>
-        }
-      />
+      <ListStatus load={list} what="connections" items={clients} emptyTitle="No connections yet">
+        Create one above, then follow its setup guide in your identity provider's console.
+      </ListStatus>
       {clients.length > 0 ? (
         <ul class="cards" aria-label="Connections">
           {clients.map((c) => (
@@ -118,22 +111,17 @@ export function CreateConnection({ orgId }: { orgId: string }) {
   const [name, setName] = useState("");
   const [idp, setIdp] = useState<IdpKey>("okta");
   const action = useAction();
+  const create = () =>
+    action.run(async () => {
+      const created = await call<Connection>("POST", "/scimClients", {
+        organization_id: orgId,
+        name: name.trim() === "" ? IDPS[idp].name : name.trim(),
+      });
+      if (created.secret !== undefined) oneTime.put(created.client_id, created.secret);
+      navigate(`${links.connection(created.client_id)}?idp=${idp}`);
+    });
   return (
-    <form
-      class="card grid-form"
-      aria-label="Create a connection"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.run(async () => {
-          const created = await call<Connection>("POST", "/scimClients", {
-            organization_id: orgId,
-            name: name.trim() === "" ? IDPS[idp].name : name.trim(),
-          });
-          if (created.secret !== undefined) oneTime.put(created.client_id, created.secret);
-          navigate(`${links.connection(created.client_id)}?idp=${idp}`);
-        });
-      }}
-    >
+    <ActionForm class="card grid-form" aria-label="Create a connection" onSubmit={create}>
       <SelectField
         label="Identity provider"
         hint="Chooses the setup guide shown next; you can switch guides later."
@@ -149,11 +137,7 @@ export function CreateConnection({ orgId }: { orgId: string }) {
         onInput={setName}
         maxLength={256}
       />
-      <div class="form-end">
-        <button type="submit" disabled={action.busy}>
-          Create connection
-        </button>
-      </div>
-    </form>
+      <SubmitRow label="Create connection" busy={action.busy} />
+    </ActionForm>
   );
 }

@@ -2,8 +2,8 @@ import { useState } from "preact/hooks";
 import { type Connection, call, enc, q, type ScimRequest } from "../api.js";
 import { useLinks } from "../links.js";
 import { Link } from "../router.js";
-import { Field, OpenButton, SelectField } from "../fields.js";
-import { DetailPane, Empty, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
+import { Field, OpenButton, SelectField, ActionForm } from "../fields.js";
+import { DetailPane, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
 
 type RequestList = { requests: ScimRequest[]; next_page_token: string };
 interface Filters {
@@ -58,11 +58,10 @@ export function RequestsTab({ conn }: { conn: Connection }) {
           </>
         )}
       </p>
-      <form
+      <ActionForm
         class="toolbar filters"
         aria-label="Filter requests"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           apply(draft);
         }}
       >
@@ -107,19 +106,17 @@ export function RequestsTab({ conn }: { conn: Connection }) {
             Clear
           </button>
         </div>
-      </form>
+      </ActionForm>
       <ListStatus
         load={list}
         what="requests"
-        isEmpty={requests.length === 0}
-        empty={
-          <Empty title={filtered ? "No request matches these filters" : "No SCIM requests logged"}>
-            {filtered
-              ? "Widen or clear the filters."
-              : "Requests your identity provider sends appear here as the request log setting keeps them."}
-          </Empty>
-        }
-      />
+        items={requests}
+        emptyTitle={filtered ? "No request matches these filters" : "No SCIM requests logged"}
+      >
+        {filtered
+          ? "Widen or clear the filters."
+          : "Requests your identity provider sends appear here as the request log setting keeps them."}
+      </ListStatus>
       {requests.length > 0 ? (
         <div class="split">
           <ul class="cards events" aria-label="SCIM requests">
@@ -161,7 +158,7 @@ function RequestDetail({ path, onClose }: { path: string; onClose: () => void })
       itemKey={path}
       onClose={onClose}
     >
-      <ListStatus load={one} what="the request" isEmpty={false} empty={null} />
+      <ListStatus load={one} what="the request" />
       {r === undefined ? null : (
         <>
           <dl class="facts">

@@ -2,7 +2,7 @@ import { call, enc, setUnauthenticatedHandler, setupSession, type DirectoryGroup
 import { Frame, type RouteTable, Routes } from "../frame.js";
 import { LinksContext, SETUP_LINKS } from "../links.js";
 import type { Location } from "../router.js";
-import { Empty, ErrorNote, ListStatus, Loading, Time, useLoad } from "../ui.js";
+import { ErrorNote, ListStatus, Loading, Time, useLoad } from "../ui.js";
 import { useState } from "preact/hooks";
 import { ConnectionPage } from "./connection.js";
 import { GroupsTable, UsersTable } from "./directory.js";
@@ -120,20 +120,14 @@ function DirectorySample({ orgId }: { orgId: string }) {
       <h2>Synced so far</h2>
       <p class="hint">The first {SAMPLE} of each, as your identity provider pushed them.</p>
       <h3>Users: {users.data?.total_size ?? "…"}</h3>
-      <ListStatus
-        load={users}
-        what="users"
-        isEmpty={u.length === 0}
-        empty={<Empty title="No users yet">Assign people to the app in your identity provider.</Empty>}
-      />
+      <ListStatus load={users} what="users" items={u} emptyTitle="No users yet">
+        Assign people to the app in your identity provider.
+      </ListStatus>
       {u.length > 0 ? <UsersTable orgId={orgId} users={u} /> : null}
       <h3>Groups: {groups.data?.total_size ?? "…"}</h3>
-      <ListStatus
-        load={groups}
-        what="groups"
-        isEmpty={g.length === 0}
-        empty={<Empty title="No groups yet">Push groups from your identity provider, if you use them.</Empty>}
-      />
+      <ListStatus load={groups} what="groups" items={g} emptyTitle="No groups yet">
+        Push groups from your identity provider, if you use them.
+      </ListStatus>
       {g.length > 0 ? <GroupsTable orgId={orgId} groups={g} /> : null}
     </>
   );
