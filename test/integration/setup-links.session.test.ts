@@ -203,6 +203,9 @@ describe("what a session may do", () => {
 describe("connection events", () => {
   it("records connection.created, connection.activated at the first success, and connection.deleted", async () => {
     const c = await seedClient(t);
+    const activatedTime = async () =>
+      (await adminCall(t, "GET", `/scimClients/${c.clientId}`)).json().activated_time as string | null;
+    expect(await activatedTime()).toBeNull();
     const ok = await t.request({ method: "GET", url: `${c.base}/Users`, headers: c.headers });
     expect(ok.statusCode).toBe(200);
     // The activation is recorded after the answer, off the request's path.
@@ -213,6 +216,8 @@ describe("connection events", () => {
         }[]
       ).map((e) => e.event);
     await expect.poll(() => kinds("connection.activated"), { timeout: 15_000 }).toEqual(["connection.activated"]);
+    // The connection says so too, for a view that shows it as connected.
+    expect(Date.parse((await activatedTime()) ?? "")).toBe(t.clock.now().getTime());
     await t.request({ method: "GET", url: `${c.base}/Users`, headers: c.headers });
     expect((await adminCall(t, "DELETE", `/scimClients/${c.clientId}`)).statusCode).toBe(200);
     const connectionEvents = async () => {

@@ -1,4 +1,4 @@
-import type { Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { GroupService } from "../../directory/groups/service.js";
 import type { Group } from "../../directory/groups/types.js";
@@ -29,12 +29,26 @@ export interface DirectoryRouteDeps {
 type ByOrg = { Params: Static<typeof OrgParams>; Querystring: Static<typeof DirectoryQuery> };
 type ByItem = { Params: Static<typeof OrgItemParams> };
 const tags = ["Directory"];
+const TotalSize = Type.Object({
+  total_size: Type.Optional(
+    Type.Integer({ description: "How many the organization has; on the first page of an unfiltered list only" }),
+  ),
+});
 const list = (key: string, item: object) => ({
   tags,
   params: OrgParams,
   querystring: DirectoryQuery,
-  response: { 200: Page(key, item as typeof UserSummaryJson), ...errors },
+  response: { 200: Type.Composite([Page(key, item as typeof UserSummaryJson), TotalSize]), ...errors },
 });
+/**
+ * The first page of an unfiltered list is read as an offset page, which brings the organization's total from its
+ * counters (a few rows whatever its size) in the same order as the keyset pages after it.
+ */
+const pageSpec = (after: string | undefined, filter: FilterNode | undefined, limit: number) =>
+  after === undefined && filter === undefined
+    ? ({ kind: "offset", offset: 0, limit } as const)
+    : ({ kind: "cursor", afterId: after, limit } as const);
+const totalOf = (total: number | undefined) => (total === undefined ? {} : { total_size: total });
 const one = (item: object) => ({ tags, params: OrgItemParams, response: { 200: item, ...errors } });
 
 /**
@@ -51,14 +65,15 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const query = req.query;
     const page = parsePageRequest(query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
-    const { rows } = await deps.identities.list(
+    const filter = filterOf("User", query);
+    const { rows, total } = await deps.identities.list(
       orgOf(req.params.orgId),
-      { filter: filterOf("User", query) },
-      { kind: "cursor", afterId: after, limit: page.pageSize + 1 },
+      { filter },
+      pageSpec(after, filter, page.pageSize + 1),
       { groups: true },
     );
     const { items, next_page_token } = pageOf(rows, page.pageSize, (u) => u.id);
-    return { users: items.map(userSummary), next_page_token };
+    return { users: items.map(userSummary), next_page_token, ...totalOf(total) };
   });
 
   scope.get<ByItem>("/organizations/:orgId/users/:id", { schema: one(UserDetailJson) }, async (req) => {
@@ -75,17 +90,14 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const orgId = orgOf(req.params.orgId);
     const page = parsePageRequest(query);
     const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
-    const { rows } = await deps.groups.list(
-      orgId,
-      { filter: filterOf("Group", query) },
-      { kind: "cursor", afterId: after, limit: page.pageSize + 1 },
-    );
+    const filter = filterOf("Group", query);
+    const { rows, total } = await deps.groups.list(orgId, { filter }, pageSpec(after, filter, page.pageSize + 1));
     const { items, next_page_token } = pageOf(rows, page.pageSize, (g) => g.id);
     const counts = await deps.groups.memberCounts(
       orgId,
       items.map((g) => g.id),
     );
-    return { groups: items.map((g) => groupJson(g, counts.get(g.id) ?? 0)), next_page_token };
+    return { groups: items.map((g) => groupJson(g, counts.get(g.id) ?? 0)), next_page_token, ...totalOf(total) };
   });
 
   scope.get<ByItem>("/organizations/:orgId/groups/:id", { schema: one(GroupDetailJson) }, async (req) => {

@@ -101,6 +101,7 @@ export function scimClientJson(c: ScimClient, publicUrl: string, extra: JsonObje
     secret_rotate_time: c.secretRotateTime?.toISOString() ?? null,
     previous_secret_expire_time: c.previousSecretExpireTime?.toISOString() ?? null,
     previous_secret_last_used_time: c.previousSecretLastUsedTime?.toISOString() ?? null,
+    activated_time: c.activatedTime?.toISOString() ?? null,
     request_log: c.requestLog,
     group_patch_response: c.groupPatchResponse,
     extensions: c.extensions as unknown as JsonObject[],

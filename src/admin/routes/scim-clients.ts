@@ -60,6 +60,7 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "secret_rotate_time",
     "previous_secret_expire_time",
     "previous_secret_last_used_time",
+    "activated_time",
     "basic_username",
     "oauth_token_url",
   ],

@@ -143,6 +143,9 @@ export const ScimClientJson = Type.Object({
   secret_rotate_time: NullableTime,
   previous_secret_expire_time: NullableTime,
   previous_secret_last_used_time: NullableTime,
+  activated_time: Nullable(
+    Type.String({ description: "When the connection first answered a SCIM request with success; null until then" }),
+  ),
   request_log: Type.String(),
   extensions: Type.Array(AnyObject()),
   unknown_extensions: Type.String(),

@@ -29,21 +29,40 @@ export const setUnauthenticatedHandler = (handler: () => void) => {
 
 type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
-/** One admin call; `tokenOverride` is for the sign-in check, before the token is kept. */
-export async function call<T>(method: Method, path: string, body?: unknown, tokenOverride?: string): Promise<T> {
+/**
+ * A setup link's session (the view below /portal/setup) authenticates with its HttpOnly cookie, never the admin
+ * token, and sends its CSRF token with every write; `csrf` is empty until the session endpoint has answered.
+ */
+const setup = { on: false, csrf: "" };
+export const setupSession = {
+  enter: () => {
+    setup.on = true;
+  },
+  setCsrf: (csrf: string) => {
+    setup.csrf = csrf;
+  },
+};
+
+function credentialsOf(method: Method, tokenOverride: string | undefined): Record<string, string> {
+  if (setup.on) return method === "GET" || setup.csrf === "" ? {} : { "x-csrf-token": setup.csrf };
   const bearer = tokenOverride ?? token.get();
   if (bearer === null) {
     onUnauthenticated();
     throw new AdminApiError(401, "UNAUTHENTICATED", "sign in first");
   }
-  const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
+  return { authorization: `Bearer ${bearer}` };
+}
+
+/** One admin call; `tokenOverride` is for the sign-in check, before the token is kept. */
+export async function call<T>(method: Method, path: string, body?: unknown, tokenOverride?: string): Promise<T> {
+  const headers = credentialsOf(method, tokenOverride);
   if (body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {
     res = await fetch(`${ADMIN}${path}`, {
       method,
       headers,
-      credentials: "omit",
+      credentials: setup.on ? "same-origin" : "omit",
       cache: "no-store",
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
@@ -110,6 +129,8 @@ export interface Connection {
   secret_rotate_time: string | null;
   previous_secret_expire_time: string | null;
   previous_secret_last_used_time: string | null;
+  /** When the connection first answered a SCIM request with success; null until then. */
+  activated_time: string | null;
   create_time: string;
   update_time: string;
   /** Only in the single-connection read: its health over the last 24 hours. */

@@ -1,30 +1,19 @@
-import { type JSX, render } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
 import { setUnauthenticatedHandler, token } from "./api.js";
+import { Frame, type RouteTable, Routes } from "./frame.js";
 import { AdminTokensPage } from "./pages/admin-tokens.js";
 import { ApiKeysPage } from "./pages/api-keys.js";
 import { ConnectionPage } from "./pages/connection.js";
 import { GroupDetail, UserDetail } from "./pages/directory-detail.js";
 import { OrganizationPage } from "./pages/organization.js";
 import { OrganizationsPage } from "./pages/organizations.js";
+import { isSetupPath, SetupApp } from "./pages/setup.js";
 import { SignInPage } from "./pages/sign-in.js";
-import { Link, match, navigate, useLocation } from "./router.js";
+import { Link, type Location, navigate, useLocation } from "./router.js";
 
-function NotFound() {
-  return (
-    <section>
-      <h1>Page not found</h1>
-      <p>
-        This address names no page of the portal. <Link href="/organizations">Go to organizations</Link>.
-      </p>
-    </section>
-  );
-}
-
-type Params = Record<string, string>;
-
-/** The portal's pages by URL pattern below /portal; the first match wins. */
-const ROUTES: readonly [string, (p: Params) => JSX.Element][] = [
+/** The admin portal's pages by URL pattern below /portal; the first match wins. */
+const ROUTES: RouteTable = [
   ["/", () => <OrganizationsPage />],
   ["/organizations", () => <OrganizationsPage />],
   ["/organizations/:org", (p) => <OrganizationPage orgId={p.org ?? ""} tab="connections" />],
@@ -43,16 +32,8 @@ const ROUTES: readonly [string, (p: Params) => JSX.Element][] = [
   ["/admin-tokens", () => <AdminTokensPage />],
 ];
 
-function Routes({ path }: { path: string }) {
-  for (const [pattern, page] of ROUTES) {
-    const params = match(pattern, path);
-    if (params !== null) return page(params);
-  }
-  return <NotFound />;
-}
-
-function App() {
-  const loc = useLocation();
+/** The operator's portal, signed in with an admin token. */
+function AdminApp({ loc }: { loc: Location }) {
   const [signedIn, setSignedIn] = useState(token.get() !== null);
   useEffect(() => {
     setUnauthenticatedHandler(() => {
@@ -63,15 +44,6 @@ function App() {
   useEffect(() => {
     if (!signedIn && loc.path !== "/sign-in") navigate(`/sign-in${next(loc.path)}`, true);
   }, [signedIn, loc.path]);
-  // After an in-page navigation, focus moves to the new content, as a page load would reset it for a screen reader.
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    document.getElementById("main")?.focus({ preventScroll: true });
-  }, [loc.path]);
 
   if (!signedIn || loc.path === "/sign-in") {
     return (
@@ -85,43 +57,46 @@ function App() {
     );
   }
   const section = loc.path.startsWith("/api-keys") ? "keys" : loc.path.startsWith("/admin-tokens") ? "tokens" : "orgs";
-  return (
+  const header = (
     <>
-      <a class="skip" href="#main">
-        Skip to content
-      </a>
-      <header class="top">
-        <Link href="/organizations" class="brand">
-          Roster
+      <Link href="/organizations" class="brand">
+        Roster
+      </Link>
+      <nav aria-label="Main">
+        <Link href="/organizations" aria-current={section === "orgs" ? "page" : undefined}>
+          Organizations
         </Link>
-        <nav aria-label="Main">
-          <Link href="/organizations" aria-current={section === "orgs" ? "page" : undefined}>
-            Organizations
-          </Link>
-          <Link href="/api-keys" aria-current={section === "keys" ? "page" : undefined}>
-            API keys
-          </Link>
-          <Link href="/admin-tokens" aria-current={section === "tokens" ? "page" : undefined}>
-            Admin tokens
-          </Link>
-        </nav>
-        <button
-          type="button"
-          class="secondary small"
-          onClick={() => {
-            token.clear();
-            setSignedIn(false);
-            navigate("/sign-in", true);
-          }}
-        >
-          Sign out
-        </button>
-      </header>
-      <main id="main" tabIndex={-1}>
-        <Routes path={loc.path} />
-      </main>
+        <Link href="/api-keys" aria-current={section === "keys" ? "page" : undefined}>
+          API keys
+        </Link>
+        <Link href="/admin-tokens" aria-current={section === "tokens" ? "page" : undefined}>
+          Admin tokens
+        </Link>
+      </nav>
+      <button
+        type="button"
+        class="secondary small"
+        onClick={() => {
+          token.clear();
+          setSignedIn(false);
+          navigate("/sign-in", true);
+        }}
+      >
+        Sign out
+      </button>
     </>
   );
+  return (
+    <Frame path={loc.path} header={header}>
+      <Routes routes={ROUTES} path={loc.path} />
+    </Frame>
+  );
+}
+
+/** A setup link's view (its own session, no admin token) or the admin portal, by the address. */
+function App() {
+  const loc = useLocation();
+  return isSetupPath(loc.path) ? <SetupApp loc={loc} /> : <AdminApp loc={loc} />;
 }
 
 const next = (path: string) => (path === "/" || path === "/sign-in" ? "" : `?next=${encodeURIComponent(path)}`);

@@ -34,6 +34,9 @@ export function useLocation(): Location {
   useEffect(() => {
     const update = () => setLoc(current());
     listeners.add(update);
+    // A child's effect runs before this one and may have navigated already (a redirect to sign-in): catch up.
+    const now = current();
+    if (now.path !== loc.path || now.query.toString() !== loc.query.toString()) setLoc(now);
     return () => {
       listeners.delete(update);
     };

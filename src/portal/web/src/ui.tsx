@@ -220,18 +220,24 @@ export function Pager({ pager, nextToken }: { pager: ReturnType<typeof usePager>
   );
 }
 
-/** A list's loading note, its error and, once loaded with nothing in it, its empty state. */
+/**
+ * A list's loading note, its error and, once loaded without `items`, its empty state: `empty`, or else an Empty
+ * titled `emptyTitle` with the children as its text.
+ */
 export function ListStatus(props: {
   load: { error?: string | undefined; loading: boolean; data?: unknown };
   what: string;
-  isEmpty: boolean;
-  empty: ComponentChildren;
+  items?: readonly unknown[];
+  emptyTitle?: string;
+  empty?: ComponentChildren;
+  children?: ComponentChildren;
 }) {
+  const empty = props.empty ?? <Empty title={props.emptyTitle ?? ""}>{props.children}</Empty>;
   return (
     <>
       <ErrorNote error={props.load.error} />
       {props.load.loading && props.load.data === undefined ? <Loading what={props.what} /> : null}
-      {props.load.data !== undefined && props.isEmpty ? props.empty : null}
+      {props.load.data !== undefined && props.items?.length === 0 ? empty : null}
     </>
   );
 }

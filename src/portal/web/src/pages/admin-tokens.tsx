@@ -1,9 +1,14 @@
 import { useState } from "preact/hooks";
-import { type AdminToken, call, enc, q } from "../api.js";
-import { RowButton, SelectField, TextField } from "../fields.js";
-import { Confirm, Empty, ErrorNote, ListStatus, OnceSecret, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
+import { type AdminToken, call, enc } from "../api.js";
+import { RowButton, SelectField, TextField, ActionForm, SubmitRow } from "../fields.js";
+import { usePagedList } from "../paged.js";
+import { Confirm, ErrorNote, ListStatus, OnceSecret, Pager, Time, useAction } from "../ui.js";
 
 const DAY_MS = 86_400_000;
+const ROLES = [
+  ["viewer", "viewer: read only"],
+  ["admin", "admin: everything"],
+] as const;
 const EXPIRY: readonly [string, string][] = [
   ["", "never"],
   ["30", "in 30 days"],
@@ -13,18 +18,9 @@ const EXPIRY: readonly [string, string][] = [
 
 /** Named admin tokens: an `admin` can do everything, a `viewer` only read (and verify API keys). */
 export function AdminTokensPage() {
-  const pager = usePager();
   const [fresh, setFresh] = useState<AdminToken | undefined>();
   const [revoking, setRevoking] = useState<AdminToken | undefined>();
-  const list = useLoad(
-    () =>
-      call<{ admin_tokens: AdminToken[]; next_page_token: string }>(
-        "GET",
-        `/adminTokens${q({ page_size: 50, page_token: pager.token })}`,
-      ),
-    [pager.token],
-  );
-  const tokens = list.data?.admin_tokens ?? [];
+  const { pager, list, items: tokens } = usePagedList<AdminToken>("/adminTokens", "admin_tokens");
   return (
     <section>
       <h1>Admin tokens</h1>
@@ -44,14 +40,9 @@ export function AdminTokensPage() {
           Give it to whoever uses it; it signs in here or goes in an Authorization: Bearer header.
         </OnceSecret>
       )}
-      <ListStatus
-        load={list}
-        what="admin tokens"
-        isEmpty={tokens.length === 0}
-        empty={
-          <Empty title="No named admin tokens">Create one above, for example a viewer token for a dashboard.</Empty>
-        }
-      />
+      <ListStatus load={list} what="admin tokens" items={tokens} emptyTitle="No named admin tokens">
+        Create one above, for example a viewer token for a dashboard.
+      </ListStatus>
       <ul class="cards" aria-label="Admin tokens">
         {tokens.map((t) => (
           <li class="card row" key={t.id}>
@@ -109,23 +100,18 @@ function CreateToken({ onCreated }: { onCreated: (t: AdminToken) => void }) {
   const [role, setRole] = useState<"admin" | "viewer">("viewer");
   const [days, setDays] = useState("90");
   const action = useAction();
+  const create = () =>
+    action.run(async () => {
+      const created = await call<AdminToken>("POST", "/adminTokens", {
+        name: name.trim(),
+        role,
+        ...(days === "" ? {} : { expire_time: new Date(Date.now() + Number(days) * DAY_MS).toISOString() }),
+      });
+      setName("");
+      onCreated(created);
+    });
   return (
-    <form
-      class="card grid-form"
-      aria-label="Create an admin token"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.run(async () => {
-          const created = await call<AdminToken>("POST", "/adminTokens", {
-            name: name.trim(),
-            role,
-            ...(days === "" ? {} : { expire_time: new Date(Date.now() + Number(days) * DAY_MS).toISOString() }),
-          });
-          setName("");
-          onCreated(created);
-        });
-      }}
-    >
+    <ActionForm class="card grid-form" aria-label="Create an admin token" onSubmit={create}>
       <TextField
         label="Token name"
         hint="Who or what uses it, e.g. grafana or jane@ops."
@@ -134,22 +120,10 @@ function CreateToken({ onCreated }: { onCreated: (t: AdminToken) => void }) {
         required
         maxLength={256}
       />
-      <SelectField
-        label="Role"
-        value={role}
-        options={[
-          ["viewer", "viewer: read only"],
-          ["admin", "admin: everything"],
-        ]}
-        onChange={setRole}
-      />
+      <SelectField label="Role" value={role} options={ROLES} onChange={setRole} />
       <SelectField label="Expires" value={days} options={EXPIRY} onChange={setDays} />
-      <div class="form-end span">
-        <button type="submit" disabled={action.busy}>
-          Create token
-        </button>
-      </div>
+      <SubmitRow label="Create token" busy={action.busy} span />
       <ErrorNote error={action.error} />
-    </form>
+    </ActionForm>
   );
 }

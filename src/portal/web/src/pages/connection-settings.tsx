@@ -2,9 +2,23 @@ import { useState } from "preact/hooks";
 import { type Connection, call, enc, type GroupPatchResponse, type RequestLogMode } from "../api.js";
 import { navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
-import { Field, SelectField, TextField } from "../fields.js";
-import { Confirm, CopyField, ErrorNote, Time, useAction } from "../ui.js";
+import { ActionForm, SelectField, SubmitRow, TextField, useSave } from "../fields.js";
+import { Confirm, CopyField, ErrorNote, Time } from "../ui.js";
 import { WebhookSettings } from "./webhook-settings.js";
+
+const REQUEST_LOG = [
+  ["errors", "Failed requests (4xx, 5xx)"],
+  ["all", "Every request"],
+  ["off", "Off"],
+] as const;
+const GROUP_PATCH = [
+  ["no_content", "204 No Content"],
+  ["full", "200 with the whole group"],
+] as const;
+const UNKNOWN_EXTENSIONS = [
+  ["reject", "is refused (400)"],
+  ["store", "is stored as sent"],
+] as const;
 
 export function Settings({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
   return (
@@ -31,36 +45,26 @@ function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
   const [autoLink, setAutoLink] = useState(conn.auto_link);
   const [requestLog, setRequestLog] = useState<RequestLogMode>(conn.request_log);
   const [groupPatch, setGroupPatch] = useState<GroupPatchResponse>(conn.group_patch_response);
-  const [saved, setSaved] = useState(false);
-  const action = useAction();
+  const action = useSave();
+  const save = () =>
+    action.run(async () => {
+      const mask = "name,tenant,product,auto_link,request_log,group_patch_response";
+      await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=${mask}`, {
+        name: name.trim(),
+        tenant: tenant.trim(),
+        product: product.trim(),
+        auto_link: autoLink,
+        request_log: requestLog,
+        group_patch_response: groupPatch,
+      });
+      onChanged();
+    });
   return (
-    <form
-      class="card grid-form"
-      aria-labelledby="general-h"
-      onSubmit={(e) => {
-        e.preventDefault();
-        setSaved(false);
-        action.run(async () => {
-          const mask = "name,tenant,product,auto_link,request_log,group_patch_response";
-          await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=${mask}`, {
-            name: name.trim(),
-            tenant: tenant.trim(),
-            product: product.trim(),
-            auto_link: autoLink,
-            request_log: requestLog,
-            group_patch_response: groupPatch,
-          });
-          setSaved(true);
-          onChanged();
-        });
-      }}
-    >
+    <ActionForm class="card grid-form" aria-labelledby="general-h" onSubmit={save}>
       <h2 id="general-h" class="span">
         General
       </h2>
-      <Field label="Connection name">
-        {(id) => <input id={id} maxLength={256} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
-      </Field>
+      <TextField label="Connection name" value={name} onInput={setName} maxLength={256} />
       <TextField
         label="Tenant"
         hint="Copied into every webhook of this connection, to route it in your application."
@@ -79,21 +83,14 @@ function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
         label="SCIM request log"
         hint="What the SCIM requests tab keeps of this connection's requests, with bodies."
         value={requestLog}
-        options={[
-          ["errors", "Failed requests (4xx, 5xx)"],
-          ["all", "Every request"],
-          ["off", "Off"],
-        ]}
+        options={REQUEST_LOG}
         onChange={setRequestLog}
       />
       <SelectField
         label="Group PATCH answer"
         hint="Okta and Entra ID need no body: 204 keeps a membership change of a large group cheap."
         value={groupPatch}
-        options={[
-          ["no_content", "204 No Content"],
-          ["full", "200 with the whole group"],
-        ]}
+        options={GROUP_PATCH}
         onChange={setGroupPatch}
       />
       <div class="field span">
@@ -103,14 +100,9 @@ function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
           it instead of refused as a duplicate.
         </label>
       </div>
-      <div class="form-end span">
-        <button type="submit" disabled={action.busy}>
-          Save settings
-        </button>
-        {saved && action.error === undefined ? <span role="status">Saved.</span> : null}
-      </div>
+      <SubmitRow label="Save settings" busy={action.busy} saved={action.saved} span />
       <ErrorNote error={action.error} />
-    </form>
+    </ActionForm>
   );
 }
 
@@ -146,70 +138,45 @@ function DeleteConnection({ conn }: { conn: Connection }) {
 function Extensions({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
   const [text, setText] = useState(conn.extensions.length === 0 ? "[]" : JSON.stringify(conn.extensions, null, 2));
   const [unknown, setUnknown] = useState(conn.unknown_extensions);
-  const [saved, setSaved] = useState(false);
-  const action = useAction();
+  const action = useSave();
+  const save = () =>
+    action.run(async () => {
+      let extensions: unknown;
+      try {
+        extensions = JSON.parse(text);
+      } catch (err) {
+        throw new Error(`not JSON: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=extensions,unknown_extensions`, {
+        extensions,
+        unknown_extensions: unknown,
+      });
+      onChanged();
+    });
   return (
-    <form
-      class="card"
-      aria-labelledby="extensions-h"
-      onSubmit={(e) => {
-        e.preventDefault();
-        setSaved(false);
-        action.run(async () => {
-          let extensions: unknown;
-          try {
-            extensions = JSON.parse(text);
-          } catch (err) {
-            throw new Error(`not JSON: ${err instanceof Error ? err.message : String(err)}`);
-          }
-          await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=extensions,unknown_extensions`, {
-            extensions,
-            unknown_extensions: unknown,
-          });
-          setSaved(true);
-          onChanged();
-        });
-      }}
-    >
+    <ActionForm class="card" aria-labelledby="extensions-h" onSubmit={save}>
       <h2 id="extensions-h">SCIM schema extensions</h2>
       <p class="hint">
         {conn.extensions.length === 0
           ? "None declared: users carry only the core and enterprise schemas."
           : `Declared: ${conn.extensions.map((x) => (x as { schema?: string }).schema ?? "?").join(", ")}.`}
       </p>
-      <Field
+      <TextField
         label="Declarations (JSON array)"
         hint="Each with schema (a URN), name, resource User and attributes; Roster checks them when you save."
         error={action.error}
-      >
-        {(id, d) => (
-          <textarea
-            id={id}
-            class="mono"
-            rows={6}
-            spellcheck={false}
-            aria-describedby={d}
-            aria-invalid={action.error !== undefined}
-            value={text}
-            onInput={(e) => setText(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+        rows={6}
+        mono
+        value={text}
+        onInput={setText}
+      />
       <SelectField
         label="A body with an undeclared schema URN"
         value={unknown}
-        options={[
-          ["reject", "is refused (400)"],
-          ["store", "is stored as sent"],
-        ]}
+        options={UNKNOWN_EXTENSIONS}
         onChange={setUnknown}
       />
-      <div class="form-end">
-        <button type="submit" disabled={action.busy}>
-          Save extensions
-        </button>
-        {saved && action.error === undefined ? <span role="status">Saved.</span> : null}
-      </div>
-    </form>
+      <SubmitRow label="Save extensions" busy={action.busy} saved={action.saved} />
+    </ActionForm>
   );
 }

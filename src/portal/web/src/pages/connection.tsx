@@ -1,7 +1,9 @@
 import { type Connection, call, enc, type Organization } from "../api.js";
+import { useLinks } from "../links.js";
 import { Link } from "../router.js";
 import { ErrorNote, Loading, Tabs, Time, useLoad } from "../ui.js";
 import { Settings } from "./connection-settings.js";
+import { ConnectionState } from "./connection-state.js";
 import { EventsTab } from "./events.js";
 import { MappingTab } from "./mapping.js";
 import { RequestsTab } from "./requests.js";
@@ -9,21 +11,38 @@ import { SetupGuide } from "./setup-guide.js";
 
 export type ConnectionTab = "setup" | "settings" | "events" | "requests" | "mapping";
 
-export function ConnectionPage({ clientId, tab }: { clientId: string; tab: ConnectionTab }) {
+const TABS: readonly (readonly [ConnectionTab, string, string])[] = [
+  ["setup", "", "Setup guide"],
+  ["settings", "/settings", "Settings"],
+  ["events", "/events", "Webhook events"],
+  ["requests", "/requests", "SCIM requests"],
+  ["mapping", "/mapping", "Data mapping"],
+];
+/** What a setup link's view shows of a connection: no settings, webhooks or mapping. */
+const SETUP_TABS: ReadonlySet<ConnectionTab> = new Set(["setup", "requests"]);
+
+/**
+ * One connection with its health and tabs. `restricted` is a setup link's view: its organization is known from the
+ * session, so the page reads nothing of the organization and offers only the setup guide and the request log.
+ */
+export function ConnectionPage(props: { clientId: string; tab: ConnectionTab; restricted?: boolean }) {
+  const { clientId, tab } = props;
+  const restricted = props.restricted === true;
+  const links = useLinks();
   const conn = useLoad(() => call<Connection>("GET", `/scimClients/${enc(clientId)}`), [clientId]);
   const c = conn.data;
-  const orgId = c?.organization_id;
+  const orgId = restricted ? undefined : c?.organization_id;
   const org = useLoad(
     () =>
       orgId === undefined ? Promise.resolve(undefined) : call<Organization>("GET", `/organizations/${enc(orgId)}`),
     [orgId],
   );
-  const base = `/connections/${enc(clientId)}`;
+  const base = links.connection(clientId);
   return (
     <section>
       <nav aria-label="Breadcrumb" class="crumbs">
-        <Link href="/organizations">Organizations</Link> <span aria-hidden="true">/</span>{" "}
-        {c === undefined ? null : (
+        <Link href={links.home}>{restricted ? "Connections" : "Organizations"}</Link> <span aria-hidden="true">/</span>{" "}
+        {c === undefined || restricted ? null : (
           <>
             <Link href={`/organizations/${enc(c.organization_id)}`}>{org.data?.name ?? "Organization"}</Link>{" "}
             <span aria-hidden="true">/</span>
@@ -32,7 +51,13 @@ export function ConnectionPage({ clientId, tab }: { clientId: string; tab: Conne
       </nav>
       <h1>{c === undefined ? "Connection" : c.name === "" ? c.client_id : c.name}</h1>
       <ErrorNote error={conn.error} />
-      {c === undefined ? null : (
+      {c !== undefined && restricted ? (
+        <>
+          <ConnectionState conn={c} onCheck={conn.reload} />
+          <Health conn={c} />
+        </>
+      ) : null}
+      {c === undefined || restricted ? null : (
         <>
           <Health conn={c} />
           <p class="small">
@@ -48,13 +73,11 @@ export function ConnectionPage({ clientId, tab }: { clientId: string; tab: Conne
       <Tabs
         label="Connection"
         current={tab}
-        tabs={[
-          ["setup", base, "Setup guide"],
-          ["settings", `${base}/settings`, "Settings"],
-          ["events", `${base}/events`, "Webhook events"],
-          ["requests", `${base}/requests`, "SCIM requests"],
-          ["mapping", `${base}/mapping`, "Data mapping"],
-        ]}
+        tabs={TABS.filter(([key]) => !restricted || SETUP_TABS.has(key)).map(([key, sub, text]) => [
+          key,
+          `${base}${sub}`,
+          text,
+        ])}
       />
       {c === undefined ? (
         conn.loading ? (
@@ -74,7 +97,8 @@ export function ConnectionPage({ clientId, tab }: { clientId: string; tab: Conne
 }
 
 /** Whether the identity provider is reaching Roster: its last request and the last 24 hours' counts. */
-function Health({ conn }: { conn: Connection }) {
+export function Health({ conn }: { conn: Connection }) {
+  const links = useLinks();
   if (conn.request_count_24h === undefined) return null;
   const errors = conn.error_count_24h ?? 0;
   return (
@@ -101,7 +125,7 @@ function Health({ conn }: { conn: Connection }) {
           ) : (
             <>
               <span class="bad-text">{errors}</span> ·{" "}
-              <Link href={`/connections/${enc(conn.client_id)}/requests`}>see the request log</Link>
+              <Link href={links.requests(conn.client_id)}>see the request log</Link>
             </>
           )}
         </dd>

@@ -1,8 +1,9 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { call, type DirectoryGroup, type DirectoryUser, enc, q } from "../api.js";
+import { useLinks } from "../links.js";
 import { Link } from "../router.js";
-import { SelectField, TextField } from "../fields.js";
+import { SelectField, TextField, ActionForm } from "../fields.js";
 import { Empty, ListStatus, Pager, useLoad, usePager } from "../ui.js";
 
 const USER_ATTRIBUTES = ["userName", "externalId", "employeeNumber"] as const;
@@ -13,11 +14,10 @@ function SearchForm(props: { attributes: readonly string[]; what: string; onSear
   const [attribute, setAttribute] = useState(props.attributes[0] ?? "");
   const [value, setValue] = useState("");
   return (
-    <form
+    <ActionForm
       class="toolbar filters"
       aria-label={`Search ${props.what}`}
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         props.onSearch(value.trim() === "" ? "" : `${attribute} eq ${JSON.stringify(value.trim())}`);
       }}
     >
@@ -47,7 +47,7 @@ function SearchForm(props: { attributes: readonly string[]; what: string; onSear
           Clear
         </button>
       </div>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -84,12 +84,7 @@ function DirectoryList<K extends "users" | "groups">(props: {
           pager.reset();
         }}
       />
-      <ListStatus
-        load={list}
-        what={props.kind}
-        isEmpty={items.length === 0}
-        empty={filter === "" ? props.empty : props.noMatch}
-      />
+      <ListStatus load={list} what={props.kind} items={items} empty={filter === "" ? props.empty : props.noMatch} />
       {items.length > 0 ? props.table(items) : null}
       <Pager pager={pager} nextToken={list.data?.next_page_token} />
     </>
@@ -113,37 +108,7 @@ export function UsersTab({ orgId }: { orgId: string }) {
           Search is an exact match on one attribute; check the value or clear the search.
         </Empty>
       }
-      table={(users) => (
-        <table class="responsive">
-          <caption class="sr-only">Users</caption>
-          <thead>
-            <tr>
-              <th scope="col">userName</th>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Active</th>
-              <th scope="col">Groups</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => (
-              <tr key={u.id}>
-                <td data-label="userName">
-                  <Link href={`/organizations/${enc(orgId)}/users/${enc(u.id)}`}>{u.user_name}</Link>
-                </td>
-                <td data-label="Name">{u.display_name ?? "—"}</td>
-                <td data-label="Email" class="wrap">
-                  {u.email ?? "—"}
-                </td>
-                <td data-label="Active">{u.active ? "yes" : "no"}</td>
-                <td data-label="Groups">
-                  {u.groups.length === 0 ? "—" : u.groups.map((g) => g.display_name).join(", ")}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      table={(users) => <UsersTable orgId={orgId} users={users} />}
     />
   );
 }
@@ -159,31 +124,74 @@ export function GroupsTab({ orgId }: { orgId: string }) {
         <Empty title="No groups synced yet">Push groups from your identity provider (in Okta: Push Groups).</Empty>
       }
       noMatch={<Empty title="No group matches">Search is an exact match; check the name or clear the search.</Empty>}
-      table={(groups) => (
-        <table class="responsive">
-          <caption class="sr-only">Groups</caption>
-          <thead>
-            <tr>
-              <th scope="col">displayName</th>
-              <th scope="col">externalId</th>
-              <th scope="col">Members</th>
-            </tr>
-          </thead>
-          <tbody>
-            {groups.map((g) => (
-              <tr key={g.id}>
-                <td data-label="displayName">
-                  <Link href={`/organizations/${enc(orgId)}/groups/${enc(g.id)}`}>{g.display_name}</Link>
-                </td>
-                <td data-label="externalId" class="wrap">
-                  {g.external_id ?? "—"}
-                </td>
-                <td data-label="Members">{g.member_count}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      table={(groups) => <GroupsTable orgId={orgId} groups={groups} />}
     />
+  );
+}
+
+/** A link to an item's page where the view has one, else its name alone. */
+function ItemLink({ href, children }: { href: string | undefined; children: ComponentChildren }) {
+  return href === undefined ? children : <Link href={href}>{children}</Link>;
+}
+
+export function UsersTable({ orgId, users }: { orgId: string; users: DirectoryUser[] }) {
+  const links = useLinks();
+  return (
+    <table class="responsive">
+      <caption class="sr-only">Users</caption>
+      <thead>
+        <tr>
+          <th scope="col">userName</th>
+          <th scope="col">Name</th>
+          <th scope="col">Email</th>
+          <th scope="col">Active</th>
+          <th scope="col">Groups</th>
+        </tr>
+      </thead>
+      <tbody>
+        {users.map((u) => (
+          <tr key={u.id}>
+            <td data-label="userName">
+              <ItemLink href={links.user?.(orgId, u.id)}>{u.user_name}</ItemLink>
+            </td>
+            <td data-label="Name">{u.display_name ?? "—"}</td>
+            <td data-label="Email" class="wrap">
+              {u.email ?? "—"}
+            </td>
+            <td data-label="Active">{u.active ? "yes" : "no"}</td>
+            <td data-label="Groups">{u.groups.length === 0 ? "—" : u.groups.map((g) => g.display_name).join(", ")}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function GroupsTable({ orgId, groups }: { orgId: string; groups: DirectoryGroup[] }) {
+  const links = useLinks();
+  return (
+    <table class="responsive">
+      <caption class="sr-only">Groups</caption>
+      <thead>
+        <tr>
+          <th scope="col">displayName</th>
+          <th scope="col">externalId</th>
+          <th scope="col">Members</th>
+        </tr>
+      </thead>
+      <tbody>
+        {groups.map((g) => (
+          <tr key={g.id}>
+            <td data-label="displayName">
+              <ItemLink href={links.group?.(orgId, g.id)}>{g.display_name}</ItemLink>
+            </td>
+            <td data-label="externalId" class="wrap">
+              {g.external_id ?? "—"}
+            </td>
+            <td data-label="Members">{g.member_count}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -2,8 +2,8 @@ import { useState } from "preact/hooks";
 import { type Connection, call, EVENT_KIND_OPTIONS, enc, q, type WebhookEvent } from "../api.js";
 import { Exchange } from "./event-exchange.js";
 import { Link } from "../router.js";
-import { OpenButton, SelectField } from "../fields.js";
-import { DetailPane, Empty, ErrorNote, Json, ListStatus, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
+import { OpenButton, SelectField, ActionForm } from "../fields.js";
+import { DetailPane, ErrorNote, Json, ListStatus, Pager, Time, useAction, useLoad, usePager } from "../ui.js";
 
 const OUTCOMES = [
   ["", "Delivered and failed"],
@@ -56,7 +56,7 @@ export function EventsTab({ conn }: { conn: Connection }) {
           <Link href={`/connections/${enc(conn.client_id)}/settings`}>Settings → Webhook</Link>.
         </p>
       ) : null}
-      <form class="toolbar filters" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
+      <ActionForm class="toolbar filters" aria-label="Filter events">
         <SelectField label="Event type" value={kind} options={EVENT_KIND_OPTIONS} onChange={pager.resetting(setKind)} />
         <SelectField label="Outcome" value={outcome} options={OUTCOMES} onChange={pager.resetting(setOutcome)} />
         <SelectField
@@ -70,21 +70,14 @@ export function EventsTab({ conn }: { conn: Connection }) {
             Refresh
           </button>
         </div>
-      </form>
-      <ListStatus
-        load={list}
-        what="events"
-        isEmpty={events.length === 0}
-        empty={
-          <Empty title="No webhook events here">
-            {conn.webhook === null
-              ? "Set a webhook URL under Settings; every change your identity provider pushes is then delivered and logged here."
-              : kind !== "" || outcome !== ""
-                ? "No attempt matches these filters: widen them."
-                : "Push a user or group from your identity provider: each delivery attempt appears here."}
-          </Empty>
-        }
-      />
+      </ActionForm>
+      <ListStatus load={list} what="events" items={events} emptyTitle="No webhook events here">
+        {conn.webhook === null
+          ? "Set a webhook URL under Settings; every change your identity provider pushes is then delivered and logged here."
+          : kind !== "" || outcome !== ""
+            ? "No attempt matches these filters: widen them."
+            : "Push a user or group from your identity provider: each delivery attempt appears here."}
+      </ListStatus>
       {events.length > 0 ? (
         <>
           <div class="actions">

@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, EVENT_KIND_OPTIONS, enc, type FeedEvent, q } from "../api.js";
 import { Link, useLocation } from "../router.js";
-import { OpenButton, SelectField } from "../fields.js";
-import { DetailPane, Empty, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
+import { OpenButton, SelectField, ActionForm } from "../fields.js";
+import { DetailPane, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
 
 type FeedPage = { events: FeedEvent[]; next_after: string };
 const PAGE_SIZE = 50;
@@ -51,7 +51,7 @@ export function FeedTab({ orgId }: { orgId: string }) {
         Every change an identity provider made, oldest first, kept for the retention period (30 days by default).
         Applications read the same feed with <span class="mono">GET /v2alpha1/admin/events</span>.
       </p>
-      <form class="toolbar filters" aria-label="Filter the feed" onSubmit={(e) => e.preventDefault()}>
+      <ActionForm class="toolbar filters" aria-label="Filter the feed">
         <SelectField
           label="Connection"
           value={directory}
@@ -90,21 +90,19 @@ export function FeedTab({ orgId }: { orgId: string }) {
             Check for newer events
           </button>
         </div>
-      </form>
+      </ActionForm>
       <ListStatus
         load={page}
         what="events"
-        isEmpty={events.length === 0}
-        empty={
-          <Empty title={pager.page === 1 && start === "" ? "No events yet" : "No newer events"}>
-            {directory !== "" || kind !== ""
-              ? "Nothing matches these filters yet: widen them, or check for newer events later."
-              : start === "now"
-                ? "Changes made from now on appear here: check for newer events."
-                : "Connect an identity provider and push users or groups: each change appears here."}
-          </Empty>
-        }
-      />
+        items={events}
+        emptyTitle={pager.page === 1 && start === "" ? "No events yet" : "No newer events"}
+      >
+        {directory !== "" || kind !== ""
+          ? "Nothing matches these filters yet: widen them, or check for newer events later."
+          : start === "now"
+            ? "Changes made from now on appear here: check for newer events."
+            : "Connect an identity provider and push users or groups: each change appears here."}
+      </ListStatus>
       {events.length > 0 ? (
         <div class="split">
           <ul class="cards events" aria-label="Feed events">

@@ -42,6 +42,14 @@ const clientId: GuideValue = { kind: "clientId" };
 const tokenUrl: GuideValue = { kind: "tokenUrl" };
 const lit = (text: string): GuideValue => ({ kind: "literal", text });
 
+/** The console's two fields of a bearer connection, by their names there. */
+const urlAndToken = (url: string, token: string): GuideField[] => [
+  { label: url, value: baseUrl },
+  { label: token, value: secret },
+];
+/** The field that names userName as the unique identifier, and what to know about it in that console. */
+const userNameField = (label: string, note: string): GuideField => ({ label, value: lit("userName"), note });
+
 const oauthFields = (method: string, id: string, idSecret: string): GuideField[] => [
   { label: method, value: lit("OAuth2 client credentials grant") },
   { label: "Token Endpoint", value: tokenUrl },
@@ -101,11 +109,10 @@ export const IDPS = {
       { label: "Tenant URL", value: baseUrl },
       { label: "Authentication Method", value: lit("Bearer authentication"), auth: true },
       { label: "Secret Token", value: secret, note: "Without a Bearer prefix: Entra adds it.", auth: true },
-      {
-        label: "Mappings → Provision Microsoft Entra ID Users → matching attribute",
-        value: lit("userName"),
-        note: "Keep userName ← userPrincipalName with “Match objects using this attribute” set to Yes.",
-      },
+      userNameField(
+        "Mappings → Provision Microsoft Entra ID Users → matching attribute",
+        "Keep userName ← userPrincipalName with “Match objects using this attribute” set to Yes.",
+      ),
     ],
     defaultAuth: "Bearer authentication",
     alternatives: [
@@ -128,13 +135,8 @@ export const IDPS = {
       "Admin console → Apps → Web and mobile apps → Add app → Search for apps: pick a catalogue app whose auto-provisioning accepts a custom endpoint, then Auto-provisioning → Configure:",
     ],
     fields: [
-      { label: "Endpoint URL (SCIM base URL)", value: baseUrl },
-      { label: "Access token", value: secret },
-      {
-        label: "Unique identifier field for users",
-        value: lit("userName"),
-        note: "Google sends the primary email as userName.",
-      },
+      ...urlAndToken("Endpoint URL (SCIM base URL)", "Access token"),
+      userNameField("Unique identifier field for users", "Google sends the primary email as userName."),
     ],
     after: [
       "Turn auto-provisioning on for the organizational units to sync.",
@@ -148,13 +150,11 @@ export const IDPS = {
       "Configuration tab → API Connection:",
     ],
     fields: [
-      { label: "SCIM Base URL", value: baseUrl },
-      { label: "SCIM Bearer Token", value: secret },
-      {
-        label: "SCIM JSON Template",
-        value: lit("userName"),
-        note: "Keep the template's userName mapped to the user's email or username: it is the unique identifier.",
-      },
+      ...urlAndToken("SCIM Base URL", "SCIM Bearer Token"),
+      userNameField(
+        "SCIM JSON Template",
+        "Keep the template's userName mapped to the user's email or username: it is the unique identifier.",
+      ),
     ],
     after: [
       "Enable the API connection, then Provisioning tab → Enable provisioning, Save.",

@@ -1,34 +1,23 @@
 import { useState } from "preact/hooks";
-import { AdminApiError, type ApiKey, call, enc, q } from "../api.js";
-import { Field, RowButton } from "../fields.js";
-import { Confirm, Empty, ErrorNote, ListStatus, Pager, useAction, useLoad, usePager } from "../ui.js";
+import { AdminApiError, type ApiKey, call, enc } from "../api.js";
+import { ActionForm, RowButton, TextField } from "../fields.js";
+import { Confirm, ErrorNote, ListStatus, Pager, useAction } from "../ui.js";
+import { usePagedList } from "../paged.js";
 import { KeyFacts, stateBadge } from "./key-facts.js";
 import { type ImportItem, parseImport } from "./key-fields.js";
 
 type ImportResult = { index: number; imported_api_key?: ApiKey; error?: { code: string; message: string } };
 
 export function ImportedKeys() {
-  const pager = usePager();
-  const list = useLoad(
-    () =>
-      call<{ imported_api_keys: ApiKey[]; next_page_token: string }>(
-        "GET",
-        `/importedApiKeys${q({ page_size: 50, page_token: pager.token })}`,
-      ),
-    [pager.token],
-  );
-  const keys = list.data?.imported_api_keys ?? [];
+  const { pager, list, items: keys } = usePagedList<ApiKey>("/importedApiKeys", "imported_api_keys");
   const [revoking, setRevoking] = useState<ApiKey | undefined>();
   return (
     <>
       <ImportForm onImported={list.reload} />
       <h2>Imported keys</h2>
-      <ListStatus
-        load={list}
-        what="keys"
-        isEmpty={keys.length === 0}
-        empty={<Empty title="No imported keys">Paste keys from your current system above to import them.</Empty>}
-      />
+      <ListStatus load={list} what="keys" items={keys} emptyTitle="No imported keys">
+        Paste keys from your current system above to import them.
+      </ListStatus>
       <ul class="cards" aria-label="Imported keys">
         {keys.map((k) => (
           <li class="card row" key={k.key_id}>
@@ -69,11 +58,10 @@ function ImportForm({ onImported }: { onImported: () => void }) {
   const [results, setResults] = useState<{ items: ImportItem[]; results: ImportResult[] } | undefined>();
   const action = useAction();
   return (
-    <form
+    <ActionForm
       class="card"
       aria-labelledby="import-h"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         setResults(undefined);
         action.run(async () => {
           const items = parseImport(text, { name: name.trim(), actor: actor.trim() });
@@ -96,28 +84,17 @@ function ImportForm({ onImported }: { onImported: () => void }) {
       }}
     >
       <h2 id="import-h">Import keys</h2>
-      <Field
+      <TextField
         label="Keys to import"
         hint="One raw key a line, or CSV with a header row naming raw_key, name, actor_id and optionally scopes. Keys are hashed on arrival and never shown again."
-      >
-        {(id, d) => (
-          <textarea
-            id={id}
-            class="mono"
-            rows={5}
-            aria-describedby={d}
-            value={text}
-            onInput={(e) => setText(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+        rows={5}
+        mono
+        value={text}
+        onInput={setText}
+      />
       <div class="grid-form">
-        <Field label="Name (when the line has none)">
-          {(id) => <input id={id} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
-        </Field>
-        <Field label="Actor id (when the line has none)">
-          {(id) => <input id={id} value={actor} onInput={(e) => setActor(e.currentTarget.value)} />}
-        </Field>
+        <TextField label="Name (when the line has none)" value={name} onInput={setName} />
+        <TextField label="Actor id (when the line has none)" value={actor} onInput={setActor} />
       </div>
       <div class="form-end">
         <button type="submit" disabled={action.busy || text.trim() === ""}>
@@ -141,6 +118,6 @@ function ImportForm({ onImported }: { onImported: () => void }) {
           </ol>
         </div>
       ) : null}
-    </form>
+    </ActionForm>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { type ApiKey, call, enc } from "../api.js";
-import { RowButton, SelectField } from "../fields.js";
+import { RowButton, SelectField, ActionForm, SubmitRow } from "../fields.js";
 import { Confirm, ErrorNote, Time, useAction } from "../ui.js";
 import { KeyFacts, stateBadge } from "./key-facts.js";
 import { formatRateLimits, parseMetadata, parseRateLimits, parseScopes } from "./key-fields.js";
@@ -35,6 +35,30 @@ export function IssuedKeyRow({
   const [rotated, setRotated] = useState<string | undefined>();
   const action = useAction();
   const live = k.state !== "REVOKED";
+  const saveEdit = () =>
+    action.run(async () => {
+      await call("PATCH", `/issuedApiKeys/${enc(k.key_id)}?update_mask=name,actor_id,scopes,metadata,rate_limits`, {
+        issued_api_key: {
+          name: draft.name.trim(),
+          actor_id: draft.actor.trim() === "" ? null : draft.actor.trim(),
+          scopes: parseScopes(draft.scopes),
+          metadata: parseMetadata(draft.metadata),
+          rate_limits: parseRateLimits(draft.limits),
+        },
+      });
+      setMode("view");
+      onChanged();
+    });
+  const rotate = () =>
+    action.run(async () => {
+      const out = await call<ApiKey>("POST", `/issuedApiKeys/${enc(k.key_id)}:rotate`, {
+        grace_period: `${grace}s`,
+      });
+      onSecret(k.name, out.secret ?? "");
+      setRotated(out.previous_secret_expire_time);
+      setMode("view");
+      onChanged();
+    });
   return (
     <li class="card">
       <div class="row">
@@ -62,58 +86,17 @@ export function IssuedKeyRow({
         ) : null}
       </div>
       {mode === "edit" ? (
-        <form
-          class="grid-form"
-          aria-label={`Edit ${k.name}`}
-          onSubmit={(e) => {
-            e.preventDefault();
-            action.run(async () => {
-              await call(
-                "PATCH",
-                `/issuedApiKeys/${enc(k.key_id)}?update_mask=name,actor_id,scopes,metadata,rate_limits`,
-                {
-                  issued_api_key: {
-                    name: draft.name.trim(),
-                    actor_id: draft.actor.trim() === "" ? null : draft.actor.trim(),
-                    scopes: parseScopes(draft.scopes),
-                    metadata: parseMetadata(draft.metadata),
-                    rate_limits: parseRateLimits(draft.limits),
-                  },
-                },
-              );
-              setMode("view");
-              onChanged();
-            });
-          }}
-        >
+        <ActionForm class="grid-form" aria-label={`Edit ${k.name}`} onSubmit={saveEdit}>
           <KeyFields draft={draft} set={setDraft} withOrg={false} />
-          <div class="form-end span">
-            <button type="submit" disabled={action.busy}>
-              Save key
-            </button>
+          <SubmitRow label="Save key" busy={action.busy} span>
             <button type="button" class="secondary" onClick={() => setMode("view")}>
               Cancel
             </button>
-          </div>
-        </form>
+          </SubmitRow>
+        </ActionForm>
       ) : null}
       {mode === "rotate" ? (
-        <form
-          class="inline-form"
-          aria-label={`Rotate ${k.name}`}
-          onSubmit={(e) => {
-            e.preventDefault();
-            action.run(async () => {
-              const out = await call<ApiKey>("POST", `/issuedApiKeys/${enc(k.key_id)}:rotate`, {
-                grace_period: `${grace}s`,
-              });
-              onSecret(k.name, out.secret ?? "");
-              setRotated(out.previous_secret_expire_time);
-              setMode("view");
-              onChanged();
-            });
-          }}
-        >
+        <ActionForm class="inline-form" aria-label={`Rotate ${k.name}`} onSubmit={rotate}>
           <SelectField
             label="The previous secret keeps working for"
             value={grace}
@@ -123,7 +106,7 @@ export function IssuedKeyRow({
           <button type="submit" disabled={action.busy}>
             Rotate secret
           </button>
-        </form>
+        </ActionForm>
       ) : null}
       {mode === "revoke" ? (
         <Confirm

@@ -1,23 +1,22 @@
 import { useState } from "preact/hooks";
-import { type ApiKey, call, q } from "../api.js";
-import { Empty, ErrorNote, ListStatus, OnceSecret, Pager, useAction, useLoad, usePager } from "../ui.js";
+import { ActionForm, SubmitRow } from "../fields.js";
+import { type ApiKey, call } from "../api.js";
+import { ErrorNote, ListStatus, OnceSecret, Pager, useAction } from "../ui.js";
+import { usePagedList } from "../paged.js";
 import { IssuedKeyRow } from "./issued-key-row.js";
 import { parseMetadata, parseRateLimits, parseScopes } from "./key-fields.js";
 import { emptyDraft, KeyFields } from "./key-form.js";
 
 export function IssuedKeys() {
   const [showRevoked, setShowRevoked] = useState(false);
-  const pager = usePager();
   const [fresh, setFresh] = useState<{ name: string; secret: string } | undefined>();
-  const list = useLoad(
-    () =>
-      call<{ issued_api_keys: ApiKey[]; next_page_token: string }>(
-        "GET",
-        `/issuedApiKeys${q({ show_revoked: showRevoked ? "true" : undefined, page_size: 50, page_token: pager.token })}`,
-      ),
-    [showRevoked, pager.token],
-  );
-  const keys = list.data?.issued_api_keys ?? [];
+  const {
+    pager,
+    list,
+    items: keys,
+  } = usePagedList<ApiKey>("/issuedApiKeys", "issued_api_keys", {
+    show_revoked: showRevoked ? "true" : undefined,
+  });
   return (
     <>
       <CreateIssuedKey
@@ -44,12 +43,9 @@ export function IssuedKeys() {
           Show revoked keys
         </label>
       </div>
-      <ListStatus
-        load={list}
-        what="keys"
-        isEmpty={keys.length === 0}
-        empty={<Empty title="No issued keys">Create one above; its secret is shown once.</Empty>}
-      />
+      <ListStatus load={list} what="keys" items={keys} emptyTitle="No issued keys">
+        Create one above; its secret is shown once.
+      </ListStatus>
       <ul class="cards" aria-label="Issued keys">
         {keys.map((k) => (
           <IssuedKeyRow
@@ -78,37 +74,29 @@ function CreateIssuedKey({ onCreated }: { onCreated: (k: ApiKey) => void }) {
       </div>
     );
   }
+  const create = () =>
+    action.run(async () => {
+      const created = await call<ApiKey>("POST", "/issuedApiKeys", {
+        name: draft.name.trim(),
+        ...(draft.org.trim() === "" ? {} : { organization_id: draft.org.trim() }),
+        ...(draft.actor.trim() === "" ? {} : { actor_id: draft.actor.trim() }),
+        scopes: parseScopes(draft.scopes),
+        metadata: parseMetadata(draft.metadata),
+        rate_limits: parseRateLimits(draft.limits),
+      });
+      setDraft(emptyDraft);
+      setOpen(false);
+      onCreated(created);
+    });
   return (
-    <form
-      class="card grid-form"
-      aria-label="Create an issued key"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.run(async () => {
-          const created = await call<ApiKey>("POST", "/issuedApiKeys", {
-            name: draft.name.trim(),
-            ...(draft.org.trim() === "" ? {} : { organization_id: draft.org.trim() }),
-            ...(draft.actor.trim() === "" ? {} : { actor_id: draft.actor.trim() }),
-            scopes: parseScopes(draft.scopes),
-            metadata: parseMetadata(draft.metadata),
-            rate_limits: parseRateLimits(draft.limits),
-          });
-          setDraft(emptyDraft);
-          setOpen(false);
-          onCreated(created);
-        });
-      }}
-    >
+    <ActionForm class="card grid-form" aria-label="Create an issued key" onSubmit={create}>
       <KeyFields draft={draft} set={setDraft} withOrg />
-      <div class="form-end span">
-        <button type="submit" disabled={action.busy}>
-          Create key
-        </button>
+      <SubmitRow label="Create key" busy={action.busy} span>
         <button type="button" class="secondary" onClick={() => setOpen(false)}>
           Cancel
         </button>
-      </div>
+      </SubmitRow>
       <ErrorNote error={action.error} />
-    </form>
+    </ActionForm>
   );
 }

@@ -3,7 +3,7 @@ import entraUser from "../../../../../test/fixtures/idp/entra-create-user.json";
 import oktaUser from "../../../../../test/fixtures/idp/okta-create-user.json";
 import { type Connection, call, enc } from "../api.js";
 import { DEFAULT_MAPPING } from "../../../../directory/mapping/default.js";
-import { Field, SelectField } from "../fields.js";
+import { ActionForm, Field, SelectField, useSave } from "../fields.js";
 import { ErrorNote, Json, useAction } from "../ui.js";
 
 const SAMPLES = {
@@ -44,9 +44,8 @@ export function MappingTab({ conn, onSaved }: { conn: Connection; onSaved: () =>
   const [problem, setProblem] = useState<SyntaxProblem | undefined>();
   const [sample, setSample] = useState<SampleKey>("okta");
   const [result, setResult] = useState<unknown>();
-  const [saved, setSaved] = useState(false);
   const dry = useAction();
-  const save = useAction();
+  const save = useSave();
 
   useEffect(() => {
     let live = true;
@@ -66,16 +65,13 @@ export function MappingTab({ conn, onSaved }: { conn: Connection; onSaved: () =>
         A JSONata expression that turns each SCIM user of this connection into the identity's traits.
         {conn.mapping === null ? " This connection uses the default mapping shown below." : ""}
       </p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          setSaved(false);
+      <ActionForm
+        onSubmit={() =>
           save.run(async () => {
             await call("PATCH", `/scimClients/${enc(conn.client_id)}?update_mask=mapping`, { mapping: source });
-            setSaved(true);
             onSaved();
-          });
-        }}
+          })
+        }
       >
         <Field
           label="JSONata expression"
@@ -95,7 +91,7 @@ export function MappingTab({ conn, onSaved }: { conn: Connection; onSaved: () =>
               value={source}
               onInput={(e) => {
                 setSource(e.currentTarget.value);
-                setSaved(false);
+                save.clearSaved();
               }}
             />
           )}
@@ -107,12 +103,10 @@ export function MappingTab({ conn, onSaved }: { conn: Connection; onSaved: () =>
           <button type="button" class="secondary" onClick={() => setSource(DEFAULT_MAPPING)}>
             Start from the default
           </button>
-          {saved && save.error === undefined ? (
-            <span role="status">Saved: new and updated users get these traits.</span>
-          ) : null}
+          {save.saved ? <span role="status">Saved: new and updated users get these traits.</span> : null}
         </div>
         <ErrorNote error={save.error} />
-      </form>
+      </ActionForm>
       <div class="card">
         <h3>Dry run</h3>
         <p class="hint">

@@ -1,9 +1,11 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc, type Organization, q } from "../api.js";
+import { useLinks } from "../links.js";
 import { Link, navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
-import { SelectField, TextField } from "../fields.js";
-import { Empty, ErrorNote, ListStatus, Tabs, Time, useAction, useLoad } from "../ui.js";
+import { SelectField, TextField, ActionForm, SubmitRow } from "../fields.js";
+import { ErrorNote, ListStatus, Tabs, Time, useAction, useLoad } from "../ui.js";
+import { StateBadge } from "./connection-state.js";
 import { GroupsTab, UsersTab } from "./directory.js";
 import { FeedTab } from "./feed.js";
 import { IDP_OPTIONS, IDPS, type IdpKey } from "./idps.js";
@@ -41,7 +43,9 @@ export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrgTab })
 
 type ClientList = { scim_clients: Connection[]; next_page_token: string };
 
-function Connections({ orgId }: { orgId: string }) {
+/** The organization's connections; `max` bounds how many may be created here (the server enforces it too). */
+export function Connections({ orgId, max }: { orgId: string; max?: number }) {
+  const links = useLinks();
   const list = useLoad(
     () => call<ClientList>("GET", `/scimClients${q({ organization_id: orgId, page_size: 1000 })}`),
     [orgId],
@@ -54,25 +58,24 @@ function Connections({ orgId }: { orgId: string }) {
         A connection is one SCIM client: the base URL and secret you enter in an identity provider. Users and groups it
         pushes belong to this organization.
       </p>
-      <CreateConnection orgId={orgId} />
-      <ListStatus
-        load={list}
-        what="connections"
-        isEmpty={clients.length === 0}
-        empty={
-          <Empty title="No connections yet">
-            Create one above, then follow its setup guide in your identity provider's console.
-          </Empty>
-        }
-      />
+      {max === undefined ? null : (
+        <p class="hint">
+          {clients.length} of at most {max} connections.
+        </p>
+      )}
+      {max !== undefined && clients.length >= max ? null : <CreateConnection orgId={orgId} />}
+      <ListStatus load={list} what="connections" items={clients} emptyTitle="No connections yet">
+        Create one above, then follow its setup guide in your identity provider's console.
+      </ListStatus>
       {clients.length > 0 ? (
         <ul class="cards" aria-label="Connections">
           {clients.map((c) => (
             <li class="card row" key={c.client_id}>
               <div class="row-main">
-                <Link href={`/connections/${enc(c.client_id)}`} class="row-title">
+                <Link href={links.connection(c.client_id)} class="row-title">
                   {c.name === "" ? c.client_id : c.name}
                 </Link>
+                <StateBadge conn={c} />
                 <span class="mono small muted wrap">{c.scim_base_url}</span>
                 <span class="small muted">
                   Created <Time iso={c.create_time} />
@@ -82,11 +85,16 @@ function Connections({ orgId }: { orgId: string }) {
                 ) : null}
               </div>
               <div class="row-actions">
-                <Link href={`/connections/${enc(c.client_id)}/events`} class="button secondary small">
-                  Events
-                </Link>
-                <Link href={`/connections/${enc(c.client_id)}/settings`} class="button secondary small">
-                  Settings
+                {links.events === undefined ? null : (
+                  <Link href={links.events(c.client_id)} class="button secondary small">
+                    Events
+                  </Link>
+                )}
+                <Link
+                  href={links.settings?.(c.client_id) ?? links.requests(c.client_id)}
+                  class="button secondary small"
+                >
+                  {links.settings === undefined ? "SCIM requests" : "Settings"}
                 </Link>
               </div>
             </li>
@@ -97,26 +105,23 @@ function Connections({ orgId }: { orgId: string }) {
   );
 }
 
-function CreateConnection({ orgId }: { orgId: string }) {
+/** A new connection of the organization; its setup guide, for the chosen identity provider, opens next. */
+export function CreateConnection({ orgId }: { orgId: string }) {
+  const links = useLinks();
   const [name, setName] = useState("");
   const [idp, setIdp] = useState<IdpKey>("okta");
   const action = useAction();
+  const create = () =>
+    action.run(async () => {
+      const created = await call<Connection>("POST", "/scimClients", {
+        organization_id: orgId,
+        name: name.trim() === "" ? IDPS[idp].name : name.trim(),
+      });
+      if (created.secret !== undefined) oneTime.put(created.client_id, created.secret);
+      navigate(`${links.connection(created.client_id)}?idp=${idp}`);
+    });
   return (
-    <form
-      class="card grid-form"
-      aria-label="Create a connection"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.run(async () => {
-          const created = await call<Connection>("POST", "/scimClients", {
-            organization_id: orgId,
-            name: name.trim() === "" ? IDPS[idp].name : name.trim(),
-          });
-          if (created.secret !== undefined) oneTime.put(created.client_id, created.secret);
-          navigate(`/connections/${enc(created.client_id)}?idp=${idp}`);
-        });
-      }}
-    >
+    <ActionForm class="card grid-form" aria-label="Create a connection" onSubmit={create}>
       <SelectField
         label="Identity provider"
         hint="Chooses the setup guide shown next; you can switch guides later."
@@ -132,11 +137,7 @@ function CreateConnection({ orgId }: { orgId: string }) {
         onInput={setName}
         maxLength={256}
       />
-      <div class="form-end">
-        <button type="submit" disabled={action.busy}>
-          Create connection
-        </button>
-      </div>
-    </form>
+      <SubmitRow label="Create connection" busy={action.busy} />
+    </ActionForm>
   );
 }

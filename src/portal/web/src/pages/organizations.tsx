@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { call, enc, type Organization, q } from "../api.js";
 import { Link, navigate } from "../router.js";
-import { Field, RowButton, TextField } from "../fields.js";
+import { Field, RowButton, TextField, ActionForm } from "../fields.js";
 import { Confirm, Empty, ErrorNote, Loading, Time, useAction, useLoad } from "../ui.js";
 
 type OrgList = { organizations: Organization[]; next_page_token: string };
@@ -17,6 +17,13 @@ export function OrganizationsPage() {
   const nextToken = more !== "" ? more : extra.length === 0 ? (list.data?.next_page_token ?? "") : "";
   const needle = search.trim().toLowerCase();
   const shown = needle === "" ? orgs : orgs.filter((o) => o.name.toLowerCase().includes(needle) || o.id === needle);
+
+  const loadNext = () =>
+    loadMore.run(async () => {
+      const page = await call<OrgList>("GET", `/organizations${q({ page_size: 1000, page_token: nextToken })}`);
+      setExtra((e) => [...e, ...page.organizations]);
+      setMore(page.next_page_token === "" ? "" : page.next_page_token);
+    });
 
   return (
     <section>
@@ -52,21 +59,7 @@ export function OrganizationsPage() {
       ) : null}
       {nextToken !== "" ? (
         <div class="actions">
-          <button
-            type="button"
-            class="secondary"
-            disabled={loadMore.busy}
-            onClick={() =>
-              loadMore.run(async () => {
-                const page = await call<OrgList>(
-                  "GET",
-                  `/organizations${q({ page_size: 1000, page_token: nextToken })}`,
-                );
-                setExtra((e) => [...e, ...page.organizations]);
-                setMore(page.next_page_token === "" ? "" : page.next_page_token);
-              })
-            }
-          >
+          <button type="button" class="secondary" disabled={loadMore.busy} onClick={loadNext}>
             Load more organizations
           </button>
           <ErrorNote error={loadMore.error} />
@@ -79,19 +72,14 @@ export function OrganizationsPage() {
 function CreateOrganization({ onCreated }: { onCreated: (o: Organization) => void }) {
   const [name, setName] = useState("");
   const action = useAction();
+  const create = () =>
+    action.run(async () => {
+      const org = await call<Organization>("POST", "/organizations", { name: name.trim() });
+      setName("");
+      onCreated(org);
+    });
   return (
-    <form
-      class="inline-form card"
-      aria-label="Create an organization"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.run(async () => {
-          const org = await call<Organization>("POST", "/organizations", { name: name.trim() });
-          setName("");
-          onCreated(org);
-        });
-      }}
-    >
+    <ActionForm class="inline-form card" aria-label="Create an organization" onSubmit={create}>
       <TextField
         label="New organization name"
         error={action.error}
@@ -103,7 +91,7 @@ function CreateOrganization({ onCreated }: { onCreated: (o: Organization) => voi
       <button type="submit" disabled={action.busy || name.trim() === ""}>
         Create organization
       </button>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -112,6 +100,12 @@ function OrganizationRow({ org, onChanged }: { org: Organization; onChanged: () 
   const [confirming, setConfirming] = useState(false);
   const [name, setName] = useState(org.name);
   const rename = useAction();
+  const saveName = () =>
+    rename.run(async () => {
+      await call("PATCH", `/organizations/${enc(org.id)}`, { name: name.trim() });
+      setRenaming(false);
+      onChanged();
+    });
   return (
     <li class="card row">
       <div class="row-main">
@@ -124,17 +118,7 @@ function OrganizationRow({ org, onChanged }: { org: Organization; onChanged: () 
         </span>
       </div>
       {renaming ? (
-        <form
-          class="inline-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            rename.run(async () => {
-              await call("PATCH", `/organizations/${enc(org.id)}`, { name: name.trim() });
-              setRenaming(false);
-              onChanged();
-            });
-          }}
-        >
+        <ActionForm class="inline-form" onSubmit={saveName}>
           <Field label={`New name for ${org.name}`} error={rename.error}>
             {(id, d) => (
               <input
@@ -153,7 +137,7 @@ function OrganizationRow({ org, onChanged }: { org: Organization; onChanged: () 
           <button type="button" class="secondary" onClick={() => setRenaming(false)}>
             Cancel
           </button>
-        </form>
+        </ActionForm>
       ) : (
         <div class="row-actions">
           <RowButton label={`Rename ${org.name}`} onClick={() => setRenaming(true)}>

@@ -1,8 +1,9 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc, q, type ScimRequest } from "../api.js";
+import { useLinks } from "../links.js";
 import { Link } from "../router.js";
-import { Field, OpenButton, SelectField } from "../fields.js";
-import { DetailPane, Empty, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
+import { Field, OpenButton, SelectField, ActionForm } from "../fields.js";
+import { DetailPane, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
 
 type RequestList = { requests: ScimRequest[]; next_page_token: string };
 interface Filters {
@@ -15,6 +16,7 @@ const METHODS = [["", "Any method"], ...["GET", "POST", "PUT", "PATCH", "DELETE"
 
 /** The SCIM request log of one connection: what the identity provider sent and what Roster answered. */
 export function RequestsTab({ conn }: { conn: Connection }) {
+  const settings = useLinks().settings;
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const pager = usePager();
@@ -47,14 +49,19 @@ export function RequestsTab({ conn }: { conn: Connection }) {
         {conn.request_log === "all" ? "Every request is kept" : null}
         {conn.request_log === "errors" ? "Failed requests (4xx, 5xx) are kept; successful ones are only counted" : null}
         {conn.request_log === "off" ? "The request log is off for this connection: nothing new is kept" : null}, with
-        passwords and secrets redacted from both bodies. Change it under{" "}
-        <Link href={`/connections/${enc(conn.client_id)}/settings`}>Settings</Link>.
+        passwords and secrets redacted from both bodies.{" "}
+        {settings === undefined ? (
+          "The application's team chooses what is kept."
+        ) : (
+          <>
+            Change it under <Link href={settings(conn.client_id)}>Settings</Link>.
+          </>
+        )}
       </p>
-      <form
+      <ActionForm
         class="toolbar filters"
         aria-label="Filter requests"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           apply(draft);
         }}
       >
@@ -99,19 +106,17 @@ export function RequestsTab({ conn }: { conn: Connection }) {
             Clear
           </button>
         </div>
-      </form>
+      </ActionForm>
       <ListStatus
         load={list}
         what="requests"
-        isEmpty={requests.length === 0}
-        empty={
-          <Empty title={filtered ? "No request matches these filters" : "No SCIM requests logged"}>
-            {filtered
-              ? "Widen or clear the filters."
-              : "Requests your identity provider sends appear here as the request log setting keeps them."}
-          </Empty>
-        }
-      />
+        items={requests}
+        emptyTitle={filtered ? "No request matches these filters" : "No SCIM requests logged"}
+      >
+        {filtered
+          ? "Widen or clear the filters."
+          : "Requests your identity provider sends appear here as the request log setting keeps them."}
+      </ListStatus>
       {requests.length > 0 ? (
         <div class="split">
           <ul class="cards events" aria-label="SCIM requests">
@@ -153,7 +158,7 @@ function RequestDetail({ path, onClose }: { path: string; onClose: () => void })
       itemKey={path}
       onClose={onClose}
     >
-      <ListStatus load={one} what="the request" isEmpty={false} empty={null} />
+      <ListStatus load={one} what="the request" />
       {r === undefined ? null : (
         <>
           <dl class="facts">

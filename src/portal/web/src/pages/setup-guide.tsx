@@ -246,12 +246,8 @@ function RotateSecret({ conn, onNew }: { conn: Connection; onNew: (secret: strin
 
 /** What keeps an IdP from using this SCIM base URL (a loopback host, plain HTTP), and what the operator sets. */
 export function baseUrlProblems(url: string): string[] {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return [];
-  }
+  if (!URL.canParse(url)) return [];
+  const parsed = new URL(url);
   const host = parsed.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   const loopback =
     host === "localhost" ||

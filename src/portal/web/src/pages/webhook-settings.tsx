@@ -1,23 +1,25 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc } from "../api.js";
-import { Field, SelectField } from "../fields.js";
-import { OnceSecret, useAction } from "../ui.js";
+import { ActionForm, SelectField, SubmitRow, TextField, useSave } from "../fields.js";
+import { OnceSecret } from "../ui.js";
 import { SendTestEvent } from "./webhook-test.js";
 
 type Retry = "none" | "backoff";
+const RETRIES = [
+  ["none", "None: a failed delivery stays failed (resend it by hand)"],
+  ["backoff", "Backoff: up to 8 attempts over about a day"],
+] as const;
 
 export function WebhookSettings({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
   const [url, setUrl] = useState(conn.webhook?.url ?? "");
   const [retry, setRetry] = useState<Retry>(conn.webhook?.retry ?? "none");
   const [logEvents, setLogEvents] = useState(conn.log_webhook_events);
   const [generated, setGenerated] = useState<string | undefined>();
-  const [saved, setSaved] = useState(false);
-  const action = useAction();
+  const action = useSave();
   const secretSet = conn.webhook?.secret_set === true;
   const path = `/scimClients/${enc(conn.client_id)}`;
   const save = (withNewSecret: boolean) =>
     action.run(async () => {
-      setSaved(false);
       const trimmed = url.trim();
       // Roster generates the secret (it stores nothing until the PATCH below names it); the page only shows it once.
       const secret = withNewSecret
@@ -32,49 +34,29 @@ export function WebhookSettings({ conn, onChanged }: { conn: Connection; onChang
       const webhook = trimmed === "" ? null : { url: trimmed, retry, ...(secret === undefined ? {} : { secret }) };
       await call("PATCH", `${path}?update_mask=${mask.join(",")}`, { webhook, log_webhook_events: logEvents });
       if (secret !== undefined) setGenerated(secret);
-      setSaved(true);
       onChanged();
     });
   return (
-    <form
-      class="card"
-      aria-labelledby="webhook-h"
-      onSubmit={(e) => {
-        e.preventDefault();
-        save(false);
-      }}
-    >
+    <ActionForm class="card" aria-labelledby="webhook-h" onSubmit={() => save(false)}>
       <h2 id="webhook-h">Webhook</h2>
       <p class="hint">
         Roster posts every directory change of this connection to this URL, signed with the webhook secret (Standard
         Webhooks headers).
       </p>
-      <Field
+      <TextField
         label="Webhook URL"
         hint="http(s) URL of your endpoint; leave empty to send no webhooks."
         error={action.error}
-      >
-        {(id, d) => (
-          <input
-            id={id}
-            type="url"
-            inputMode="url"
-            aria-describedby={d}
-            aria-invalid={action.error !== undefined}
-            value={url}
-            placeholder="https://app.example.com/webhooks/roster"
-            onInput={(e) => setUrl(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+        type="url"
+        value={url}
+        placeholder="https://app.example.com/webhooks/roster"
+        onInput={setUrl}
+      />
       <SelectField
         label="Retries"
         hint="With backoff, a failed delivery is tried again after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; later events of the same user or group wait for it."
         value={retry}
-        options={[
-          ["none", "None: a failed delivery stays failed (resend it by hand)"],
-          ["backoff", "Backoff: up to 8 attempts over about a day"],
-        ]}
+        options={RETRIES}
         onChange={setRetry}
       />
       <div class="field">
@@ -92,21 +74,17 @@ export function WebhookSettings({ conn, onChanged }: { conn: Connection; onChang
       {conn.webhook !== null && secretSet ? (
         <p class="small muted">A webhook secret is set (it is never shown again).</p>
       ) : null}
-      <div class="form-end">
-        <button type="submit" disabled={action.busy}>
-          Save webhook
-        </button>
+      <SubmitRow label="Save webhook" busy={action.busy} saved={action.saved}>
         <button type="button" class="secondary" disabled={action.busy || url.trim() === ""} onClick={() => save(true)}>
           {secretSet ? "Save with a new secret" : "Save with a generated secret"}
         </button>
-        {saved && action.error === undefined ? <span role="status">Saved.</span> : null}
-      </div>
+      </SubmitRow>
       <SendTestEvent conn={conn} />
       {generated !== undefined ? (
         <OnceSecret label="Webhook secret" value={generated}>
           Configure it in your endpoint to verify the signature.
         </OnceSecret>
       ) : null}
-    </form>
+    </ActionForm>
   );
 }
