@@ -13,6 +13,7 @@ import { AdminTokenService } from "./admin/tokens/service.js";
 import { ApiKeyRepo } from "./apikeys/repo.js";
 import { ApiKeyService } from "./apikeys/service.js";
 import { GroupService } from "./directory/groups/service.js";
+import { IdentityStore } from "./directory/identities/repo-store.js";
 import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { afterCommit, type EventSink } from "./directory/events.js";
@@ -138,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     installRequestTracing(app, observability.tracer);
     traceMappings(mapper, observability.tracer);
   }
-  const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
+  const identities = new IdentityService(new IdentityStore(deps.db, deps.reads), deps.clock, eventSink, mapper);
   const groups = new GroupService(deps.db, deps.clock, eventSink);
 
   registerHealth(app, deps.db, deps.warnings);

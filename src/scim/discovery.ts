@@ -84,8 +84,17 @@ const resourceTypeJson = (rt: ResourceTypeDefinition, baseUrl: string) => ({
   meta: { resourceType: "ResourceType", location: `${baseUrl}/ResourceTypes/${rt.id}` },
 });
 
-/** RFC 7643 §7 knows no length or filterable characteristic: the limit is in the description, the keys stay out. */
-const attributeJson = ({ maxLength: _limit, filterable: _f, subAttributes, ...rest }: AttributeDefinition): object => ({
+/**
+ * RFC 7643 §7 knows no length, filterable or resource-id characteristic: the limit is in the description, the keys
+ * stay out.
+ */
+const attributeJson = ({
+  maxLength: _limit,
+  filterable: _f,
+  resourceId: _id,
+  subAttributes,
+  ...rest
+}: AttributeDefinition): object => ({
   ...rest,
   ...(subAttributes === undefined ? {} : { subAttributes: subAttributes.map(attributeJson) }),
 });

@@ -2,11 +2,10 @@ import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../storage/database.js";
 import { compileFilter, compileSort, type Storage } from "../search/repo-compile.js";
 import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
-import { columnsOf, type RecordRow } from "./repo-columns.js";
+import { ENTERPRISE_KEY } from "./document.js";
+import { columnsOf, type UserRow } from "./repo-columns.js";
 import { listUsers } from "./repo-reads.js";
 import type { UserFilter, UserPage } from "./types.js";
-
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 
 /**
  * Where a user's attributes live (0001-foundation, 0007, 0010): the indexed columns of `identities i`, the
@@ -15,7 +14,8 @@ const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const userStorage = (orgId: string): Storage => ({
   id: sql`i.id`,
   column(f) {
-    if (f.schema === ENTERPRISE && f.name === "employeeNumber") return { expr: sql`i.employee_number`, kind: "text" };
+    if (f.schema === ENTERPRISE_KEY && f.name === "employeeNumber")
+      return { expr: sql`i.employee_number`, kind: "text" };
     if (!f.core) return undefined;
     if (f.name === "meta") {
       if (f.sub === "created") return { expr: sql`i.created_at`, kind: "timestamptz" };
@@ -86,7 +86,7 @@ export async function searchUsers(
   spec: SearchSpec,
   page: UserPage,
   groups: boolean,
-): Promise<{ rows: RecordRow[]; total?: number }> {
+): Promise<{ rows: UserRow[]; total?: number }> {
   const prepared = preparedForm(spec.filter);
   if (spec.sort === undefined && prepared !== "compiled") return listUsers(reads, orgId, prepared, page, groups);
 
@@ -108,12 +108,12 @@ export async function searchUsers(
   }
   // The page's ids in their order first (ids only, from whatever index serves the filter and sort), then the
   // rendering columns for those rows alone; the total rides along in the same statement and snapshot.
-  const { rows } = await sql<RecordRow & { total: string | null; n: string | null }>`with c as (${count}),
+  const { rows } = await sql<UserRow & { total: string | null; n: string | null }>`with c as (${count}),
       p as (select ${columnsOf(db, "i", groups)}, u.n
         from unnest(array(${ids})) with ordinality as u(id, n)
         join identities as i on i.id = u.id and i.organization_id = ${orgId})
     select p.*, c.total from c left join p on true order by p.n`.execute(db);
   const total = rows[0]?.total;
-  const found = rows.filter((r) => r.n !== null).map(({ total: _t, n: _n, ...row }) => row as RecordRow);
+  const found = rows.filter((r) => r.n !== null).map(({ total: _t, n: _n, ...row }) => row as UserRow);
   return page.kind === "offset" ? { rows: found, total: Number(total ?? 0) } : { rows: found };
 }

@@ -7,7 +7,7 @@ import { USER_SCHEMA_DEFINITION } from "./user.js";
 export { COMMON_ATTRIBUTES } from "./common.js";
 
 export const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
-export const ENTERPRISE_USER_SCHEMA = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+export const ENTERPRISE_USER_SCHEMA = ENTERPRISE_USER_SCHEMA_DEFINITION.id;
 export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
 
 export type ResourceName = "User" | "Group";

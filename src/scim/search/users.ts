@@ -1,6 +1,6 @@
 import { UnsupportedFilterError } from "../../directory/search/types.js";
 import type { ScimClient } from "../../directory/scim-clients/types.js";
-import type { ReadView, UserRecord } from "../../directory/identities/types.js";
+import type { ReadView, StoredUser } from "../../directory/identities/types.js";
 import type { ScimDeps } from "../deps.js";
 import { ScimError } from "../errors.js";
 import { listResponse, type PageRequest, pageRequestOf } from "../query/list-page.js";
@@ -39,11 +39,11 @@ export async function findUsers(
   baseUrl: string,
   query: ListQuery,
   request: PageRequest,
-): Promise<{ rows: UserRecord[]; total?: number; render: (u: UserRecord) => string }> {
+): Promise<{ rows: StoredUser[]; total?: number; render: (u: StoredUser) => string }> {
   const projection = projectionOf(query);
   const view: ReadView = { groups: includes("User", projection, "groups") };
   const spec = { filter: query.filter, sort: query.sort };
-  const page = await answerable(() => deps.identities.queries.records(client.organizationId, spec, request, view));
+  const page = await answerable(() => deps.identities.queries.list(client.organizationId, spec, request, view));
   return { ...page, render: userRenderer(baseUrl, projection, registryOf(client)) };
 }
 
