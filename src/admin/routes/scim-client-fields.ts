@@ -1,11 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import {
-  type DeclarationInput,
-  ExtensionDeclarationError,
-  type ExtensionDeclaration,
-  parseExtensions,
-  type UnknownExtensions,
-} from "../../directory/scim-clients/extensions.js";
+import type { ExtensionDeclaration, UnknownExtensions } from "../../directory/scim-clients/extensions.js";
 import {
   AUTH_METHODS,
   type AuthMethod,
@@ -13,6 +7,11 @@ import {
   type ScimClient,
   type WebhookRetry,
 } from "../../directory/scim-clients/types.js";
+import {
+  type DeclarationInput,
+  ExtensionDeclarationError,
+  parseExtensions,
+} from "../../scim/schema/extension-declarations.js";
 import { invalidArgument } from "../errors.js";
 import type { JsonObject } from "../json.js";
 import type { CreateScimClientBody } from "../schemas/scim-clients.js";
