@@ -34,7 +34,10 @@ export class DocumentCache {
     const key = `${orgId}/${user.id}`;
     this.#entries.delete(key);
     // A value of its own: what a reader of `user` parsed is not kept alive here.
-    this.#entries.set(key, { version: user.version, document: new StoredDocument(user.document.text) });
+    this.#entries.set(key, {
+      version: user.version,
+      document: new StoredDocument(user.document.text, user.document.serverKeys),
+    });
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next();
       if (oldest.done !== true) this.#entries.delete(oldest.value);

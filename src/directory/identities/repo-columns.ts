@@ -40,6 +40,8 @@ export interface UserRow {
   /** The row version (see updateUserAt). */
   version: string;
   document: string;
+  /** See StoredDocument.serverKeys. */
+  owned: boolean;
   /** `YYYY-MM-DD HH:MI:SS[.ffffff]` in UTC: timestamp output under DateStyle ISO (set on every session). */
   created: string;
   updated: string;
@@ -53,6 +55,7 @@ export const recordColumns = (table: string) => [
   sql.ref<string>(`${table}.id`).as("id"),
   sql<string>`${sql.ref(`${table}.version`)}::text`.as("version"),
   sql<string>`${sql.ref(`${table}.scim`)}::text`.as("document"),
+  sql<boolean>`${sql.ref(`${table}.scim`)} ?| array['id', 'meta', 'groups', 'password']`.as("owned"),
   utcText(`${table}.created_at`).as("created"),
   utcText(`${table}.updated_at`).as("updated"),
   managerOf(table).as("manager_display_name"),
@@ -100,7 +103,7 @@ export function toStoredUser(row: UserRow): StoredUser {
   return {
     id: row.id,
     version: row.version,
-    document: new StoredDocument(row.document),
+    document: new StoredDocument(row.document, row.owned),
     createdAt: new Date(isoFromUtcText(row.created)),
     updatedAt: new Date(isoFromUtcText(row.updated)),
     groups: row.groups?.map(membershipOf),

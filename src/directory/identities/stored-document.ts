@@ -7,10 +7,16 @@ type UserDocument = Record<string, unknown>;
  */
 export class StoredDocument {
   readonly text: string;
+  /**
+   * Whether the document holds a top-level key the server owns (id, meta, groups, password): written documents never
+   * do, so a reader may splice the text next to the server's own keys only when this is false.
+   */
+  readonly serverKeys: boolean;
   #value: Readonly<UserDocument> | undefined;
 
-  constructor(text: string) {
+  constructor(text: string, serverKeys: boolean) {
     this.text = text;
+    this.serverKeys = serverKeys;
   }
 
   /** The parsed document, shared by every reader of this value: never changed in place. */

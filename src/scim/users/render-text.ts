@@ -14,7 +14,7 @@ export const isWhole = (p: Projection): boolean =>
  * stored document this client sees whole is spliced from the document's JSON text, which is then never parsed:
  * `schemas` and `id` first, then the document's members (jsonb's key order), `groups` and `meta` (its `version` is
  * etagOf's text, JSON-escaped: a row version is digits only). No key repeats: the document holds none of id, groups,
- * meta (ownedKeys says otherwise), and without a projection renderUser keeps every member the document has
+ * meta (document.serverKeys says otherwise), and without a projection renderUser keeps every member the document has
  * (validateUser stores registry attributes only). Any other user is rendered as an object. Parsing every document
  * of a list page costs more than the rest of its rendering (docs/decisions.md).
  */
@@ -29,7 +29,7 @@ export function userRenderer(
   const location = JSON.stringify(userLocation(baseUrl, "")).slice(0, -1);
   return (user) => {
     const text = user.document.text;
-    const split = user.managerDisplayName === null && !ownedKeys(text) ? splitSchemas(text) : undefined;
+    const split = user.managerDisplayName === null && !user.document.serverKeys ? splitSchemas(text) : undefined;
     if (split === undefined || !isPlainSchemas(registry, split.schemas)) return object(user);
     const body = split.body.length > 2 ? `,${split.body.slice(1, -1)}` : "";
     const groups = user.groups === undefined || user.groups.length === 0 ? "" : `,"groups":${scimGroups(user.groups)}`;
@@ -63,14 +63,6 @@ export function splitSchemas(text: string): { schemas: string; body: string } | 
   else if (before.endsWith(", ")) before = before.slice(0, -2);
   return { schemas, body: before + after };
 }
-
-/**
- * Whether jsonb's text of a document may hold a key the server owns (id, meta, groups, password); written documents
- * never do. `"id": ` can only be a key (inside a JSON string every `"` is escaped), so a miss is certain; a hit
- * (a nested key of that name) only costs the object rendering, which gives the same resource.
- */
-const OWNED_KEYS = ['"id": ', '"meta": ', '"groups": ', '"password": '];
-export const ownedKeys = (text: string): boolean => OWNED_KEYS.some((key) => text.includes(key));
 
 /** The memberships as the SCIM `groups` array (RFC 7643 §4.1.2): direct ones only. */
 export const scimGroups = (groups: readonly Membership[]): string =>
