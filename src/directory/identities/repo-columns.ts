@@ -8,18 +8,20 @@ import type { Membership, StoredUser } from "./types.js";
 export type Executor = Db | Transaction<Database>;
 
 /**
- * The memberships `m` joined to their groups `g` as rows of a two-dimensional text array, `{{id,displayName},…}`
- * ordered by displayName (null when there are none): one column whatever the number of groups, parsed by pg into
- * arrays. json_agg of json_build_object costs PostgreSQL twice as much.
+ * The memberships `m` joined to their groups `g` as rows, `[[id, displayName], …]` ordered by displayName (null when
+ * there are none), in one json column that pg decodes with JSON.parse into arrays. Built with string_agg (json_agg of
+ * json_build_object cost PostgreSQL twice as much); a two-dimensional text array costs Node more to parse than
+ * JSON.parse does (docs/performance.md).
  */
-export const MEMBERSHIPS = sql`array_agg(array[g.id::text, g.display_name] order by g.display_name, g.id)`;
+export const MEMBERSHIPS = sql`('[' || string_agg('["' || g.id::text || '",' || to_json(g.display_name)::text || ']', ','
+    order by g.display_name, g.id) || ']')::json`;
 
 /**
  * A user's direct memberships (see MEMBERSHIPS), in one correlated subquery (no N+1): group_user_members_identity_idx,
  * then the group pkey.
  */
 const membershipsOf = (table: string) =>
-  sql<string[][]>`(select coalesce(${MEMBERSHIPS}, '{}')
+  sql<[string, string][]>`(select coalesce(${MEMBERSHIPS}, '[]')
     from group_user_members m join directory_groups g on g.id = m.group_id
     where m.identity_id = ${sql.ref(`${table}.id`)} and g.organization_id = ${sql.ref(`${table}.organization_id`)})`;
 
@@ -47,7 +49,7 @@ export interface UserRow {
   updated: string;
   manager_display_name: string | null;
   /** Only when memberships were read: `[groupId, displayName]` pairs (see MEMBERSHIPS). */
-  groups?: string[][];
+  groups?: [string, string][];
 }
 
 /** The UserRow columns of `table` (without `groups`), for Kysely selects. */
@@ -97,7 +99,7 @@ export function isoFromUtcText(text: string): string {
   return `${text.slice(0, 10)}T${text.slice(11, 19)}.${millis}Z`;
 }
 
-const membershipOf = (pair: string[]): Membership => ({ groupId: pair[0] ?? "", displayName: pair[1] ?? "" });
+const membershipOf = ([groupId, displayName]: [string, string]): Membership => ({ groupId, displayName });
 
 export function toStoredUser(row: UserRow): StoredUser {
   return {

@@ -107,7 +107,7 @@ function withGroups(db: Executor, orgId: string, page: Expression<unknown>): Pro
     db,
     USERS_WITH_GROUPS,
     sql`with p as (${page}), gr as (${pageGroups(orgId)})
-      select p.*, coalesce(gr.groups, '{}') as groups from p left join gr on gr.identity_id = p.id order by p.id`,
+      select p.*, coalesce(gr.groups, '[]') as groups from p left join gr on gr.identity_id = p.id order by p.id`,
   );
 }
 
@@ -155,7 +155,7 @@ export async function listUsers(
     USERS_PAGE,
     groups
       ? sql`with c as (${count}), p as (${p}), gr as (${pageGroups(orgId)})
-      select p.*, coalesce(gr.groups, '{}') as groups, c.total
+      select p.*, coalesce(gr.groups, '[]') as groups, c.total
       from c left join (p left join gr on gr.identity_id = p.id) on true order by p.id`
       : sql`with c as (${count}), p as (${p})
       select p.*, c.total from c left join p on true order by p.id`,
