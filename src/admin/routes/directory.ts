@@ -159,8 +159,8 @@ function userSummary(u: StoredUser) {
     email: primaryEmail(scim),
     active: scim.active !== false,
     groups: (u.groups ?? []).map((g) => ({ id: g.groupId, display_name: g.displayName })),
-    create_time: u.createdAt.toISOString(),
-    update_time: u.updatedAt.toISOString(),
+    create_time: u.createdAt,
+    update_time: u.updatedAt,
   };
 }
 

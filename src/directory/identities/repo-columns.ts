@@ -106,8 +106,8 @@ export function toStoredUser(row: UserRow): StoredUser {
     id: row.id,
     version: row.version,
     document: new StoredDocument(row.document, row.owned),
-    createdAt: new Date(isoFromUtcText(row.created)),
-    updatedAt: new Date(isoFromUtcText(row.updated)),
+    createdAt: isoFromUtcText(row.created),
+    updatedAt: isoFromUtcText(row.updated),
     groups: row.groups?.map(membershipOf),
     managerDisplayName: row.manager_display_name,
   };

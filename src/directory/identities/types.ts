@@ -27,8 +27,12 @@ export interface StoredUser {
   /** The row version: every write of the row changes it. */
   readonly version: string;
   readonly document: StoredDocument;
-  readonly createdAt: Date;
-  readonly updatedAt: Date;
+  /**
+   * RFC 3339 UTC instants with milliseconds, exactly as Date#toISOString writes them: decoded straight from
+   * PostgreSQL's text, since a Date costs a parse here and a toISOString in every rendering.
+   */
+  readonly createdAt: string;
+  readonly updatedAt: string;
   /** The direct memberships ordered by displayName; undefined when not read (see ReadView). */
   readonly groups: readonly Membership[] | undefined;
   /** The manager's display name, only for a manager of the same organization. */

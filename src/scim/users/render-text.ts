@@ -35,7 +35,7 @@ export function userRenderer(
     const groups = user.groups === undefined || user.groups.length === 0 ? "" : `,"groups":${scimGroups(user.groups)}`;
     return (
       `{"schemas":${split.schemas},"id":"${user.id}"${body}${groups},"meta":{"resourceType":"User",` +
-      `"created":"${user.createdAt.toISOString()}","lastModified":"${user.updatedAt.toISOString()}",` +
+      `"created":"${user.createdAt}","lastModified":"${user.updatedAt}",` +
       `"location":${location}${user.id}",` +
       `"version":"W/\\"${user.version}\\""}}`
     );

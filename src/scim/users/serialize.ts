@@ -64,8 +64,8 @@ export function renderUser(
   if (registry !== CORE_REGISTRY) hiddenOf(registry, out, projection);
   out.meta = {
     resourceType: "User",
-    created: user.createdAt.toISOString(),
-    lastModified: user.updatedAt.toISOString(),
+    created: user.createdAt,
+    lastModified: user.updatedAt,
     location: userLocation(baseUrl, user.id),
     version: etagOf(user.version),
   };
