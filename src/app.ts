@@ -14,6 +14,7 @@ import { ApiKeyRepo } from "./apikeys/repo.js";
 import { ApiKeyService } from "./apikeys/service.js";
 import { GroupService } from "./directory/groups/service.js";
 import { GroupStore } from "./directory/groups/repo-unit.js";
+import { IdentityStore } from "./directory/identities/repo-store.js";
 import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
 import { afterCommit, type EventSink } from "./directory/events.js";
@@ -139,7 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     installRequestTracing(app, observability.tracer);
     traceMappings(mapper, observability.tracer);
   }
-  const identities = new IdentityService(deps.db, deps.clock, eventSink, mapper, deps.reads);
+  const identities = new IdentityService(new IdentityStore(deps.db, deps.reads), deps.clock, eventSink, mapper);
   const groups = new GroupService(new GroupStore(deps.db, eventSink), deps.clock);
 
   registerHealth(app, deps.db, deps.warnings);

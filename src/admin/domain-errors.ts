@@ -5,7 +5,6 @@ import { InvalidMappingError, MappingError } from "../directory/mapping/errors.j
 import { VersionMismatchError } from "../directory/preconditions.js";
 import { OrganizationNotFoundError } from "../directory/organizations/errors.js";
 import { ClientGoneError, ClientIdTakenError, ExtensionValuesCollideError } from "../directory/scim-clients/errors.js";
-import { ExtensionDeclarationError } from "../directory/scim-clients/extensions.js";
 import { UnsupportedFilterError } from "../directory/search/types.js";
 import { AdminError, type AdminStatus } from "./errors.js";
 
@@ -18,7 +17,6 @@ export type DomainError =
   | ClientGoneError
   | ClientIdTakenError
   | ExtensionConflictError
-  | ExtensionDeclarationError
   | ExtensionValuesCollideError
   | GroupError
   | IdentityConflictError
@@ -42,7 +40,6 @@ const DOMAIN_ERRORS = [
   ClientGoneError,
   ClientIdTakenError,
   ExtensionConflictError,
-  ExtensionDeclarationError,
   ExtensionValuesCollideError,
   GroupError,
   IdentityConflictError,

@@ -5,17 +5,15 @@ import { CURSOR_TTL_SECONDS, DEFAULT_COUNT, FILTER_MAX_RESULTS, MAX_COUNT } from
 import { refuseOtherMethods } from "./plugin.js";
 import { LIST_RESPONSE_SCHEMA } from "./render.js";
 import { registryOf } from "./schema/client-registry.js";
+import { RESOURCE_TYPE_SCHEMA, SCHEMA_SCHEMA, SERVICE_PROVIDER_CONFIG_SCHEMA } from "./schema/registry.js";
 import type { AttributeDefinition, ResourceTypeDefinition, SchemaDefinition } from "./schema/types.js";
 
-const SPC_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
-const RESOURCE_TYPE_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
-const SCHEMA_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 export const DOCUMENTATION_URI = "https://github.com/roster-scim/roster#readme";
 
 /** The ServiceProviderConfig Roster advertises to one client, value for value. */
 export function serviceProviderConfig(baseUrl: string, client: Pick<ScimClient, "authMethods" | "spcPagination">) {
   return {
-    schemas: [SPC_SCHEMA],
+    schemas: [SERVICE_PROVIDER_CONFIG_SCHEMA],
     documentationUri: DOCUMENTATION_URI,
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
@@ -84,8 +82,17 @@ const resourceTypeJson = (rt: ResourceTypeDefinition, baseUrl: string) => ({
   meta: { resourceType: "ResourceType", location: `${baseUrl}/ResourceTypes/${rt.id}` },
 });
 
-/** RFC 7643 §7 knows no length or filterable characteristic: the limit is in the description, the keys stay out. */
-const attributeJson = ({ maxLength: _limit, filterable: _f, subAttributes, ...rest }: AttributeDefinition): object => ({
+/**
+ * RFC 7643 §7 knows no length, filterable or resource-id characteristic: the limit is in the description, the keys
+ * stay out.
+ */
+const attributeJson = ({
+  maxLength: _limit,
+  filterable: _f,
+  resourceId: _id,
+  subAttributes,
+  ...rest
+}: AttributeDefinition): object => ({
   ...rest,
   ...(subAttributes === undefined ? {} : { subAttributes: subAttributes.map(attributeJson) }),
 });

@@ -4,7 +4,6 @@ import { InvalidMappingError, MappingError } from "../directory/mapping/errors.j
 import { VersionMismatchError } from "../directory/preconditions.js";
 import { OrganizationNotFoundError } from "../directory/organizations/errors.js";
 import { ClientGoneError, ClientIdTakenError, ExtensionValuesCollideError } from "../directory/scim-clients/errors.js";
-import { ExtensionDeclarationError } from "../directory/scim-clients/extensions.js";
 import { UnsupportedFilterError } from "../directory/search/types.js";
 
 /** RFC 7644 §3.12 scimType values used by Roster. */
@@ -71,7 +70,7 @@ export function scimErrorOf(e: unknown): ScimError | undefined {
   if (e instanceof ExtensionValuesCollideError || e instanceof ClientIdTakenError) {
     return new ScimError(409, "uniqueness", e.message);
   }
-  if (e instanceof InvalidMappingError || e instanceof ExtensionDeclarationError) {
+  if (e instanceof InvalidMappingError) {
     return badRequest("invalidValue", e.message);
   }
   return undefined;

@@ -108,6 +108,33 @@ describe("Schemas (RFC 7643 section 7)", () => {
     expect(displayName.mutability).toBe("readOnly");
   });
 
+  it("carries only RFC 7643 characteristics: Roster's own (length, filterable, resource id) stay out", async () => {
+    const RFC_KEYS = new Set([
+      "name",
+      "type",
+      "multiValued",
+      "description",
+      "required",
+      "caseExact",
+      "mutability",
+      "returned",
+      "uniqueness",
+      "canonicalValues",
+      "referenceTypes",
+      "subAttributes",
+    ]);
+    const keys = new Set<string>();
+    const walk = (attrs: Array<Record<string, unknown>>) => {
+      for (const a of attrs) {
+        for (const key of Object.keys(a)) keys.add(key);
+        if (Array.isArray(a.subAttributes)) walk(a.subAttributes as Array<Record<string, unknown>>);
+      }
+    };
+    for (const schema of (await scim(t, c, "GET", "/Schemas")).json().Resources) walk(schema.attributes);
+    expect([...keys].filter((k) => !RFC_KEYS.has(k))).toEqual([]);
+    expect(keys.has("subAttributes")).toBe(true);
+  });
+
   it("answers 404 for an unknown schema URN", async () => {
     const res = await scim(t, c, "GET", "/Schemas/urn:example:nope");
     expect(res.statusCode).toBe(404);

@@ -86,17 +86,6 @@ const isRepository = (file: string): boolean =>
   file === "src/observability/tracing.ts";
 
 /**
- * TEMPORARY allow-list of the Db rule: files that still hold a `Db` or a transaction while their services are moved
- * behind repositories. Remove an entry when its file is fixed (the stale check lists fixed ones); never add one.
- */
-const DB_RULE_PENDING: readonly string[] = [
-  "src/directory/identities/commands.ts",
-  "src/directory/identities/locked-update.ts",
-  "src/directory/identities/queries.ts",
-  "src/directory/identities/service.ts",
-];
-
-/**
  * Names that carry a database handle or a transaction across a file boundary: kysely's `Kysely`, `Transaction` and
  * `ControlledTransaction`, storage's `Db` alias, and a repository's own transaction alias (`GroupTransaction`).
  */
@@ -155,7 +144,7 @@ const extendsError = (node: ts.ClassDeclaration): boolean =>
  * never starts a transaction.
  */
 function handleViolations(file: string, handles: readonly string[]): string[] {
-  if (isRepository(file) || partOf(file) === "root" || DB_RULE_PENDING.includes(file)) return [];
+  if (isRepository(file) || partOf(file) === "root") return [];
   const assembly = /^src\/[^/]+\/index\.ts$/.test(file);
   return handles
     .filter((h) => !(assembly && !h.startsWith(".")))
@@ -330,8 +319,7 @@ function stale(graph: ImportGraph, allow: Allowlist): string[] {
   const everything = violations(graph, { imports: [], lines: {} });
   const importsLeft = allow.imports.filter((entry) => !everything.includes(entry));
   const linesLeft = Object.keys(allow.lines).filter((file) => (graph.get(file)?.lines ?? 0) <= MAX_LINES);
-  const dbLeft = DB_RULE_PENDING.filter((file) => (graph.get(file)?.handles ?? []).length === 0);
-  return [...importsLeft, ...linesLeft, ...dbLeft.map((file) => `${file} (Db rule)`)];
+  return [...importsLeft, ...linesLeft];
 }
 
 function sourceFiles(dir: string): string[] {
@@ -511,7 +499,7 @@ describe("the check fails for a new violation (synthetic graph)", () => {
     ["a service names Db", "src/events/feed.ts", DB_IMPORT, "Db"],
     [
       "a service takes a repository's transaction alias",
-      "src/webhooks/dispatcher.ts",
+      "src/apikeys/service.ts",
       'import type { GroupTransaction } from "../directory/groups/repo.js";\n',
       "GroupTransaction",
     ],
@@ -545,7 +533,6 @@ describe("the check fails for a new violation (synthetic graph)", () => {
     ["storage", "src/storage/open.ts", 'import type { Db } from "./database.js";\n'],
     ["the composition root", "src/app.ts", DB_IMPORT.replace("../", "./")],
     ["a part's assembly file handing Db to repositories", "src/webhooks/index.ts", DB_IMPORT],
-    ["a file on the temporary allow-list", DB_RULE_PENDING[0] ?? "", DB_IMPORT.replace("../", "../../")],
   ])("the Db rule accepts %s", (_name, path, text) => {
     expect(parse(path, text).handles?.length).toBeGreaterThan(0);
     expect(violations(withText(path, text), none)).toEqual([]);

@@ -82,7 +82,12 @@ export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryR
     const user = id === undefined ? undefined : await deps.identities.get(orgId, id, { groups: true });
     const identity = id === undefined ? undefined : await deps.identities.getIdentity(id);
     if (user === undefined || identity === undefined) throw notFound(`user ${req.params.id} does not exist`);
-    return { ...userSummary(user), scim: user.scim, traits: identity.traits, has_password: identity.hasPassword };
+    return {
+      ...userSummary(user),
+      scim: user.document.value,
+      traits: identity.traits,
+      has_password: identity.hasPassword,
+    };
   });
 
   scope.get<ByOrg>("/organizations/:orgId/groups", { schema: list("groups", GroupJson) }, async (req) => {
@@ -137,17 +142,20 @@ function displayNameOf(scim: Record<string, unknown>): string | null {
   return parts.length > 0 ? parts.join(" ") : str(scim.displayName);
 }
 
-const userSummary = (u: StoredUser) => ({
-  id: u.id,
-  user_name: str(u.scim.userName) ?? "",
-  external_id: str(u.scim.externalId),
-  display_name: displayNameOf(u.scim),
-  email: primaryEmail(u.scim),
-  active: u.scim.active !== false,
-  groups: (u.groups ?? []).map((g) => ({ id: g.value, display_name: g.display })),
-  create_time: u.createdAt.toISOString(),
-  update_time: u.updatedAt.toISOString(),
-});
+function userSummary(u: StoredUser) {
+  const scim = u.document.value;
+  return {
+    id: u.id,
+    user_name: str(scim.userName) ?? "",
+    external_id: str(scim.externalId),
+    display_name: displayNameOf(scim),
+    email: primaryEmail(scim),
+    active: scim.active !== false,
+    groups: (u.groups ?? []).map((g) => ({ id: g.groupId, display_name: g.displayName })),
+    create_time: u.createdAt,
+    update_time: u.updatedAt,
+  };
+}
 
 const groupJson = (g: Group, memberCount: number) => ({
   id: g.id,

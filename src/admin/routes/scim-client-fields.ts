@@ -1,10 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import {
-  type DeclarationInput,
-  type ExtensionDeclaration,
-  parseExtensions,
-  type UnknownExtensions,
-} from "../../directory/scim-clients/extensions.js";
+import type { ExtensionDeclaration, UnknownExtensions } from "../../directory/scim-clients/extensions.js";
 import {
   AUTH_METHODS,
   type AuthMethod,
@@ -12,6 +7,11 @@ import {
   type ScimClient,
   type WebhookRetry,
 } from "../../directory/scim-clients/types.js";
+import {
+  type DeclarationInput,
+  ExtensionDeclarationError,
+  parseExtensions,
+} from "../../scim/schema/extension-declarations.js";
 import { invalidArgument } from "../errors.js";
 import type { JsonObject } from "../json.js";
 import type { CreateScimClientBody } from "../schemas/scim-clients.js";
@@ -25,10 +25,16 @@ type WebhookInput = NonNullable<Static<typeof CreateScimClientBody>["webhook"]>;
 
 /**
  * The declaration the route's schema checked, with the rules that span fields applied (docs/scim-extensions.md); a
- * refused one throws the domain's ExtensionDeclarationError (400 through domain-errors.ts).
+ * refused one is the protocol's own refusal (RFC 7643's grammar lives in the SCIM registry): 400 invalidArgument.
  */
-export const extensionsOf = (value: readonly DeclarationInput[] | null | undefined): ExtensionDeclaration[] =>
-  parseExtensions(value);
+export function extensionsOf(value: readonly DeclarationInput[] | null | undefined): ExtensionDeclaration[] {
+  try {
+    return parseExtensions(value);
+  } catch (e) {
+    if (e instanceof ExtensionDeclarationError) throw invalidArgument(e.message);
+    throw e;
+  }
+}
 
 /** docs/scim-extensions.md: "reject" (the default) answers 400 to an undeclared schema URN; "store" keeps it. */
 export const unknownExtensionsOf = (value: UnknownExtensions | null | undefined): UnknownExtensions =>

@@ -1,6 +1,5 @@
 import { Type } from "@sinclair/typebox";
 import {
-  ATTRNAME_PATTERN,
   EXTENSION_ATTRIBUTE_TYPES,
   EXTENSION_RESOURCES,
   MAX_ATTRIBUTE_NAME_LENGTH,
@@ -17,15 +16,15 @@ import {
   MUTABILITIES,
   RETURNED,
   UNIQUENESS,
-  URN_PATTERN,
 } from "../../directory/scim-clients/extensions.js";
+import { ATTRNAME_PATTERN, URN_PATTERN } from "../../scim/schema/extension-declarations.js";
 import { Checked, Enum, Nullable, OptionalFlag } from "./kit.js";
 
 /**
  * The declaration of a client's custom SCIM schema extensions (docs/scim-extensions.md): every field's type,
  * length, pattern and enumeration, each list's count, and the limits of the whole declaration (attributes in all,
- * bytes). The rules that span fields (URN clashes, duplicate names, what may be indexed) are the domain's
- * (directory/scim-clients/extensions.ts parseExtensions).
+ * bytes). The rules that span fields (URN clashes, duplicate names, what may be indexed) are the SCIM
+ * grammar's (scim/schema/extension-declarations.ts parseExtensions).
  */
 
 /** No NUL: PostgreSQL's jsonb cannot hold one. */

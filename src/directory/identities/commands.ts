@@ -1,9 +1,6 @@
 import type { Clock } from "../../platform/clock.js";
 import { uuidv7 } from "../../platform/ids.js";
-import type { Db } from "../../storage/database.js";
-import { isUniqueViolation } from "../../storage/errors.js";
 import { type DirectoryEvent, type EventSink, keyEventsOf, membershipEventData } from "../events.js";
-import { transactionWithEvents } from "../events-repo.js";
 import { groupRaw } from "../groups/events.js";
 import { checkVersion, type ExpectedVersions, VersionMismatchError, versionMatches } from "../preconditions.js";
 import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
@@ -14,12 +11,8 @@ import { DocumentCache, type VersionedDocument } from "./document-cache.js";
 import { ExtensionConflictError } from "./errors.js";
 import { extensionValuesOf } from "./extension-values.js";
 import { type LockedWrites, lockedUpdate } from "./locked-update.js";
-import { toIdentity } from "./queries.js";
-import * as repo from "./repo.js";
-import { type RecordRow, toRecord } from "./repo-columns.js";
-import { identifierOwners } from "./repo-index.js";
-import { credentialOf } from "./repo-reads.js";
-import type { Change, Identity, ReadView, UserDocument, UserRecord, UserWrite } from "./types.js";
+import type { IdentityStore } from "./repo-store.js";
+import type { Change, Identity, ReadView, StoredUser, UserDocument, UserWrite } from "./types.js";
 import { visibleTo } from "./visible.js";
 import { conflictOf, linkTarget, sameIdentifiers, sameIndexed, userEvent } from "./write-rules.js";
 
@@ -33,14 +26,14 @@ export type VerifyResult =
  * and records nothing.
  */
 export class IdentityCommands {
-  readonly #db: Db;
+  readonly #store: IdentityStore;
   readonly #clock: Clock;
   readonly #events: EventSink;
   readonly #mapper: DataMapper;
   readonly #cache: DocumentCache;
 
-  constructor(db: Db, clock: Clock, events: EventSink, mapper: DataMapper, cache = new DocumentCache(0)) {
-    this.#db = db;
+  constructor(store: IdentityStore, clock: Clock, events: EventSink, mapper: DataMapper, cache = new DocumentCache(0)) {
+    this.#store = store;
     this.#clock = clock;
     this.#events = events;
     this.#mapper = mapper;
@@ -48,7 +41,7 @@ export class IdentityCommands {
   }
 
   get #writes(): LockedWrites {
-    return { db: this.#db, clock: this.#clock, events: this.#events };
+    return { store: this.#store, clock: this.#clock, events: this.#events };
   }
 
   /** POST /Users. With auto_link, a clash in the same organization on userName or primary email becomes a replace. */
@@ -57,7 +50,7 @@ export class IdentityCommands {
     client: ScimClient,
     write: UserWrite,
     view: ReadView,
-  ): Promise<{ user: UserRecord; linked: boolean }> {
+  ): Promise<{ user: StoredUser; linked: boolean }> {
     const mapping = await this.#mapper.forSource(client.mapping, orgId);
     const now = this.#clock.now();
     const id = uuidv7(now.getTime());
@@ -71,8 +64,7 @@ export class IdentityCommands {
         userEvent(client, "user.created", id, write.scim),
         ...keyEventsOf(id, undefined, write.scim),
       ]);
-      const row = await repo.createUser(
-        this.#db,
+      const user = await this.#store.create(
         {
           id,
           organization_id: orgId,
@@ -87,19 +79,16 @@ export class IdentityCommands {
         extensionValues,
       );
       this.#events.committed(events);
-      this.#cache.remember(orgId, row);
-      return { user: { ...toRecord(row), groups: view.groups ? "[]" : undefined }, linked: false };
+      this.#cache.remember(orgId, user);
+      return { user: { ...user, groups: view.groups ? [] : undefined }, linked: false };
     } catch (e) {
-      const extensionClash = isUniqueViolation(e, repo.EXTENSION_UNIQUE_KEY);
+      const clash = this.#store.uniqueClash(e);
       // With auto_link, a retried create may meet its own unique extension value: link as for its userName.
-      if (extensionClash && !client.autoLink) throw new ExtensionConflictError();
-      if (!extensionClash && !isUniqueViolation(e, repo.IDENTIFIERS_KEY)) throw e;
-      if (extensionClash) extensionConflict = true;
+      if (clash === "extension" && !client.autoLink) throw new ExtensionConflictError();
+      if (clash === undefined) throw e;
+      if (clash === "extension") extensionConflict = true;
     }
-    const owners = await identifierOwners(
-      this.#db,
-      identifiers.map((x) => x.value),
-    );
+    const owners = await this.#store.identifierOwners(identifiers.map((x) => x.value));
     const target = client.autoLink ? linkTarget(orgId, write.scim, owners) : undefined;
     if (target !== undefined) {
       const user = await this.update(orgId, client, target, () => write, view);
@@ -124,7 +113,7 @@ export class IdentityCommands {
     change: Change,
     view: ReadView,
     expected?: ExpectedVersions,
-  ): Promise<UserRecord | undefined> {
+  ): Promise<StoredUser | undefined> {
     const mapping = await this.#mapper.forSource(client.mapping, orgId);
     const remembered = this.#cache.get(orgId, id);
     // A remembered document at another version may be outdated: only a fresh read can refuse the request.
@@ -132,7 +121,7 @@ export class IdentityCommands {
       const done = await this.#guarded(orgId, client, id, remembered, undefined, change, view, mapping);
       if (done !== undefined) return done;
     }
-    const current = await repo.readUser(this.#db, orgId, id, view.groups);
+    const current = await this.#store.read(orgId, id, view.groups);
     if (current === undefined) {
       this.#cache.forget(orgId, id);
       return undefined;
@@ -143,7 +132,7 @@ export class IdentityCommands {
     const locked = await lockedUpdate(this.#writes, orgId, client, id, change, view, mapping, expected);
     if (locked === undefined) return undefined;
     this.#cache.remember(orgId, locked);
-    return toRecord(locked);
+    return locked;
   }
 
   /**
@@ -156,17 +145,17 @@ export class IdentityCommands {
     client: ScimClient,
     id: string,
     base: VersionedDocument,
-    read: RecordRow | undefined,
+    read: StoredUser | undefined,
     change: Change,
     view: ReadView,
     mapping: CompiledMapping,
-  ): Promise<UserRecord | undefined> {
-    const document = JSON.parse(base.document) as UserDocument;
+  ): Promise<StoredUser | undefined> {
+    const document: UserDocument = base.document.copy();
     let planned: { write: UserWrite; traits: Record<string, unknown> } | undefined;
     try {
       const write = change(document);
       if (write.password !== undefined) return undefined;
-      if (sameJson(document, write.scim)) return read === undefined ? undefined : toRecord(read);
+      if (sameJson(document, write.scim)) return read;
       if (!sameIdentifiers(document, write.scim) || !sameIndexed(client, document, write.scim)) return undefined;
       planned = { write, traits: await mapping.evaluate({ id, ...write.scim }) };
     } catch (e) {
@@ -178,8 +167,7 @@ export class IdentityCommands {
       userEvent(client, "user.updated", id, write.scim),
       ...keyEventsOf(id, document, write.scim),
     ]);
-    const row = await repo.updateUserAt(
-      this.#db,
+    const user = await this.#store.updateAt(
       orgId,
       id,
       base.version,
@@ -187,10 +175,10 @@ export class IdentityCommands {
       view.groups,
       events,
     );
-    if (row === undefined) return undefined;
+    if (user === undefined) return undefined;
     this.#events.committed(events);
-    this.#cache.remember(orgId, row);
-    return toRecord(row);
+    this.#cache.remember(orgId, user);
+    return user;
   }
 
   /**
@@ -202,11 +190,11 @@ export class IdentityCommands {
    */
   async delete(orgId: string, client: ScimClient, id: string, expected?: ExpectedVersions): Promise<boolean> {
     this.#cache.forget(orgId, id);
-    return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
-      const groups = await repo.touchGroupsOf(trx, orgId, id, this.#clock.now());
-      const deleted = await repo.deleteUser(trx, orgId, id, expected);
+    return this.#store.transaction(this.#events, async (uow) => {
+      const groups = await uow.touchGroupsOf(orgId, id, this.#clock.now());
+      const deleted = await uow.delete(orgId, id, expected);
       if (deleted === undefined) {
-        const version = expected === undefined ? undefined : await repo.versionOf(trx, orgId, id);
+        const version = expected === undefined ? undefined : await uow.versionOf(orgId, id);
         if (version !== undefined) throw new VersionMismatchError(version);
         return false;
       }
@@ -220,9 +208,9 @@ export class IdentityCommands {
           groupRaw({ id: g.id, displayName: g.display_name, externalId: g.external_id }),
         ),
       }));
-      const reports = await repo.clearManager(trx, orgId, id, this.#clock.now());
+      const reports = await uow.clearManager(orgId, id, this.#clock.now());
       for (const report of reports) this.#cache.forget(orgId, report.id);
-      await record(client, [
+      await uow.record(client, [
         ...removed,
         userEvent(client, "user.deleted", id, deleted.scim),
         ...keyEventsOf(id, deleted.scim, "deleted"),
@@ -237,14 +225,14 @@ export class IdentityCommands {
    * against a dummy hash, so every answer costs one argon2 verification.
    */
   async verifyPassword(identifier: string, password: string): Promise<VerifyResult> {
-    const row = await credentialOf(this.#db, identifierKey(identifier));
+    const found = await this.#store.credentialOf(identifierKey(identifier));
     const matches =
-      row === undefined || row.password_hash === null
+      found === undefined || found.passwordHash === null
         ? await burnVerification(password)
-        : await verifyPassword(row.password_hash, password);
-    if (!matches || row === undefined) return { ok: false, reason: "mismatch" };
+        : await verifyPassword(found.passwordHash, password);
+    if (!matches || found === undefined) return { ok: false, reason: "mismatch" };
     // An inactive user cannot log in.
-    if (!row.active) return { ok: false, reason: "inactive" };
-    return { ok: true, identity: toIdentity(row) };
+    if (!found.identity.active) return { ok: false, reason: "inactive" };
+    return { ok: true, identity: found.identity };
   }
 }

@@ -1,8 +1,9 @@
+import { StoredDocument } from "./stored-document.js";
+
 /** A stored document as of one row version. */
 export interface VersionedDocument {
   readonly version: string;
-  /** `identities.scim` as jsonb writes it. */
-  readonly document: string;
+  readonly document: StoredDocument;
 }
 
 export const DEFAULT_DOCUMENT_CACHE_SIZE = 10_000;
@@ -32,7 +33,11 @@ export class DocumentCache {
     if (this.#capacity === 0) return;
     const key = `${orgId}/${user.id}`;
     this.#entries.delete(key);
-    this.#entries.set(key, { version: user.version, document: user.document });
+    // A value of its own: what a reader of `user` parsed is not kept alive here.
+    this.#entries.set(key, {
+      version: user.version,
+      document: new StoredDocument(user.document.text, user.document.serverKeys),
+    });
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next();
       if (oldest.done !== true) this.#entries.delete(oldest.value);

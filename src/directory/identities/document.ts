@@ -1,6 +1,9 @@
 import type { UserDocument } from "./types.js";
 
-/** The Enterprise User extension key in a stored document (RFC 7643 §4.3). */
+/**
+ * The Enterprise User extension key in a stored document (RFC 7643 §4.3): the directory reads employeeNumber and the
+ * manager from there, so it names the URN; the SCIM registry's Enterprise User schema takes its id from here.
+ */
 export const ENTERPRISE_KEY = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 
 export type IdentifierKind = "userName" | "email";

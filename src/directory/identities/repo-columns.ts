@@ -1,24 +1,27 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "../../storage/database.js";
 import type { Database } from "../../storage/schema.js";
-import type { UserRecord } from "./types.js";
+import { StoredDocument } from "./stored-document.js";
+import type { Membership, StoredUser } from "./types.js";
 
 /** Kysely only: every query filters on the organization and is served by an index of 0001-foundation. */
 export type Executor = Db | Transaction<Database>;
 
 /**
- * The memberships `m` joined to their groups `g` as the JSON text UserRecord.groups describes (null when there are
- * none). Built with string_agg: json_agg of json_build_object costs twice as much.
+ * The memberships `m` joined to their groups `g` as rows, `[[id, displayName], …]` ordered by displayName (null when
+ * there are none), in one json column that pg decodes with JSON.parse into arrays. Built with string_agg (json_agg of
+ * json_build_object cost PostgreSQL twice as much); a two-dimensional text array costs Node more to parse than
+ * JSON.parse does (docs/performance.md).
  */
-export const MEMBERSHIPS = sql`'[' || string_agg('{"id":"' || g.id::text || '","display":' || to_json(g.display_name)::text
-    || '}', ',' order by g.display_name, g.id) || ']'`;
+export const MEMBERSHIPS = sql`('[' || string_agg('["' || g.id::text || '",' || to_json(g.display_name)::text || ']', ','
+    order by g.display_name, g.id) || ']')::json`;
 
 /**
  * A user's direct memberships (see MEMBERSHIPS), in one correlated subquery (no N+1): group_user_members_identity_idx,
  * then the group pkey.
  */
 const membershipsOf = (table: string) =>
-  sql<string>`(select coalesce(${MEMBERSHIPS}, '[]')
+  sql<[string, string][]>`(select coalesce(${MEMBERSHIPS}, '[]')
     from group_user_members m join directory_groups g on g.id = m.group_id
     where m.identity_id = ${sql.ref(`${table}.id`)} and g.organization_id = ${sql.ref(`${table}.organization_id`)})`;
 
@@ -33,22 +36,23 @@ const managerOf = (table: string) =>
 /** A timestamp as UTC text: PostgreSQL's own output function, far cheaper than to_char. */
 const utcText = (column: string) => sql<string>`(${sql.ref(column)} at time zone 'UTC')::text`;
 
-/** A user row as read for a UserRecord: every column text, parsed by nobody on the way. */
-export interface RecordRow {
+/** A user row as read for a StoredUser: the document as text, parsed only by who reads its values. */
+export interface UserRow {
   id: string;
   /** The row version (see updateUserAt). */
   version: string;
   document: string;
+  /** See StoredDocument.serverKeys. */
   owned: boolean;
   /** `YYYY-MM-DD HH:MI:SS[.ffffff]` in UTC: timestamp output under DateStyle ISO (set on every session). */
   created: string;
   updated: string;
   manager_display_name: string | null;
-  /** Only when memberships were read. */
-  groups?: string;
+  /** Only when memberships were read: `[groupId, displayName]` pairs (see MEMBERSHIPS). */
+  groups?: [string, string][];
 }
 
-/** The RecordRow columns of `table` (without `groups`), for Kysely selects. */
+/** The UserRow columns of `table` (without `groups`), for Kysely selects. */
 export const recordColumns = (table: string) => [
   sql.ref<string>(`${table}.id`).as("id"),
   sql<string>`${sql.ref(`${table}.version`)}::text`.as("version"),
@@ -75,7 +79,7 @@ function constantSql(db: Executor, key: string, build: () => RawBuilder<unknown>
   return text;
 }
 
-/** The RecordRow columns of `table`, memberships included when `groups`, as constant SQL text. */
+/** The UserRow columns of `table`, memberships included when `groups`, as constant SQL text. */
 export const columnsOf = (db: Executor, table: string, groups: boolean): RawBuilder<unknown> =>
   constantSql(db, `record:${table}:${groups}`, () =>
     sql.join(groups ? [...recordColumns(table), membershipsOf(table).as("groups")] : recordColumns(table)),
@@ -95,15 +99,16 @@ export function isoFromUtcText(text: string): string {
   return `${text.slice(0, 10)}T${text.slice(11, 19)}.${millis}Z`;
 }
 
-export function toRecord(row: RecordRow): UserRecord {
+const membershipOf = ([groupId, displayName]: [string, string]): Membership => ({ groupId, displayName });
+
+export function toStoredUser(row: UserRow): StoredUser {
   return {
     id: row.id,
     version: row.version,
-    document: row.document,
-    ownedKeys: row.owned,
+    document: new StoredDocument(row.document, row.owned),
     createdAt: isoFromUtcText(row.created),
     updatedAt: isoFromUtcText(row.updated),
-    groups: row.groups,
+    groups: row.groups?.map(membershipOf),
     managerDisplayName: row.manager_display_name,
   };
 }

@@ -3,7 +3,7 @@ import type { Db } from "../../storage/database.js";
 import { type PreparedStatement, preparedStatement, runPrepared } from "../../storage/prepared.js";
 import { digestOf } from "../extension-index-repo.js";
 import { organizationTotal } from "../resource-counts-repo.js";
-import { columnsOf, type Executor, MEMBERSHIPS, type RecordRow, recordColumns } from "./repo-columns.js";
+import { columnsOf, type Executor, MEMBERSHIPS, type UserRow, recordColumns } from "./repo-columns.js";
 import type { CursorPage, OffsetPage, UserFilter, UserPage } from "./types.js";
 
 const USER_BY_ID = preparedStatement("user_by_id");
@@ -13,18 +13,13 @@ const USERS_AFTER_CURSOR = preparedStatement("users_after_cursor");
 const USERS_PAGE = preparedStatement("users_page");
 
 /**
- * The reads of users (RecordRow: every column text) and identities. The hottest statements are SQL text compiled
+ * The reads of users (UserRow: the document as text) and identities. The hottest statements are SQL text compiled
  * once (see columnsOf) and run as named prepared statements, one per shape: a request builds nothing but parameters.
  */
 
 /** GET /Users/{id}. */
-export async function findUser(
-  db: Executor,
-  orgId: string,
-  id: string,
-  groups: boolean,
-): Promise<RecordRow | undefined> {
-  const { rows } = await USER_BY_ID.sql<RecordRow>`select ${columnsOf(db, "i", groups)}
+export async function findUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
+  const { rows } = await USER_BY_ID.sql<UserRow>`select ${columnsOf(db, "i", groups)}
     from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
   return rows[0];
 }
@@ -107,8 +102,8 @@ const afterCursor = (db: Executor, orgId: string, filter: UserFilter | undefined
 };
 
 /** The users `page` selects, with their memberships, in id order. */
-function withGroups(db: Executor, orgId: string, page: Expression<unknown>): Promise<RecordRow[]> {
-  return rowsOf<RecordRow>(
+function withGroups(db: Executor, orgId: string, page: Expression<unknown>): Promise<UserRow[]> {
+  return rowsOf<UserRow>(
     db,
     USERS_WITH_GROUPS,
     sql`with p as (${page}), gr as (${pageGroups(orgId)})
@@ -126,14 +121,14 @@ export async function listUsers(
   filter: UserFilter | undefined,
   page: UserPage,
   groups: boolean,
-): Promise<{ rows: RecordRow[]; total?: number }> {
+): Promise<{ rows: UserRow[]; total?: number }> {
   const columns = recordColumns("i");
   if (page.kind === "cursor") {
     const q = afterCursor(db, orgId, filter, page).select(columns).orderBy("i.id").limit(page.limit);
     return {
       rows: groups
         ? await withGroups(db, orgId, q)
-        : ((await runPrepared(db, USERS_AFTER_CURSOR, q)).rows as RecordRow[]),
+        : ((await runPrepared(db, USERS_AFTER_CURSOR, q)).rows as UserRow[]),
     };
   }
   const count = countOf(db, orgId, filter);
@@ -142,7 +137,7 @@ export async function listUsers(
     const unique = UNIQUE_FILTERS[filter.attribute];
     // An IdP's lookup (`userName eq`, `externalId eq`): a row or none. One plain statement — the total as a window
     // count of the few matching rows, the groups as a scalar subquery — instead of the page machinery below.
-    const { rows } = await USERS_LOOKUP.sql<RecordRow & { total: number }>`select ${columnsOf(db, "i", groups)},
+    const { rows } = await USERS_LOOKUP.sql<UserRow & { total: number }>`select ${columnsOf(db, "i", groups)},
         count(*) over () as total
       from identities as i where i.organization_id = ${orgId} and ${unique(filter.value)}
       order by i.id offset ${page.offset} limit ${page.limit}`.execute(db);
@@ -155,7 +150,7 @@ export async function listUsers(
   const p = byIds(db, orgId, offsetIds(db, orgId, filter, page)).select(columns);
   // The total rides along in the same statement (one round trip, one snapshot), joined so that it comes back even
   // when the page is empty.
-  const result = await rowsOf<RecordRow & { total: number; id: string | null }>(
+  const result = await rowsOf<UserRow & { total: number; id: string | null }>(
     db,
     USERS_PAGE,
     groups
@@ -166,7 +161,7 @@ export async function listUsers(
       select p.*, c.total from c left join p on true order by p.id`,
   );
   const total = Number(result[0]?.total ?? 0);
-  const rows = result.filter((r) => r.id !== null).map(({ total: _total, ...row }) => row as RecordRow);
+  const rows = result.filter((r) => r.id !== null).map(({ total: _total, ...row }) => row as UserRow);
   return { rows, total };
 }
 

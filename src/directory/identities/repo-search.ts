@@ -2,11 +2,10 @@ import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../storage/database.js";
 import { afterSortPosition, compileFilter, compileSort, type Storage, sortValueOf } from "../search/repo-compile.js";
 import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
-import { columnsOf, type RecordRow } from "./repo-columns.js";
+import { ENTERPRISE_KEY } from "./document.js";
+import { columnsOf, type UserRow } from "./repo-columns.js";
 import { listUsers } from "./repo-reads.js";
 import type { UserFilter, UserPage } from "./types.js";
-
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 
 /**
  * Where a user's attributes live (0001-foundation, 0007, 0010): the indexed columns of `identities i`, the
@@ -15,7 +14,8 @@ const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const userStorage = (orgId: string): Storage => ({
   id: sql`i.id`,
   column(f) {
-    if (f.schema === ENTERPRISE && f.name === "employeeNumber") return { expr: sql`i.employee_number`, kind: "text" };
+    if (f.schema === ENTERPRISE_KEY && f.name === "employeeNumber")
+      return { expr: sql`i.employee_number`, kind: "text" };
     if (!f.core) return undefined;
     if (f.name === "meta") {
       if (f.sub === "created") return { expr: sql`i.created_at`, kind: "timestamptz" };
@@ -86,7 +86,7 @@ export async function searchUsers(
   spec: SearchSpec,
   page: UserPage,
   groups: boolean,
-): Promise<{ rows: RecordRow[]; total?: number; sortValues?: (string | null)[] }> {
+): Promise<{ rows: UserRow[]; total?: number; sortValues?: (string | null)[] }> {
   const prepared = preparedForm(spec.filter);
   if (spec.sort === undefined && prepared !== "compiled") return listUsers(reads, orgId, prepared, page, groups);
 
@@ -124,7 +124,7 @@ export async function searchUsers(
   // The page's ids in their order first (ids only, from whatever index serves the filter and sort), then the
   // rendering columns for those rows alone; the total rides along in the same statement and snapshot.
   const { rows } = await sql<
-    RecordRow & { total: string | null; n: string | null; sort_value: string | null }
+    UserRow & { total: string | null; n: string | null; sort_value: string | null }
   >`with c as (${count}),
       p as (select ${columnsOf(db, "i", groups)}, u.n, ${sortValue} as sort_value
         from ${pageIds}
@@ -132,7 +132,7 @@ export async function searchUsers(
     select p.*, c.total from c left join p on true order by p.n`.execute(db);
   const total = rows[0]?.total;
   const listed = rows.filter((r) => r.n !== null);
-  const found = listed.map(({ total: _t, n: _n, sort_value: _s, ...row }) => row as RecordRow);
+  const found = listed.map(({ total: _t, n: _n, sort_value: _s, ...row }) => row as UserRow);
   if (page.kind === "offset") return { rows: found, total: Number(total ?? 0) };
   return spec.sort === undefined ? { rows: found } : { rows: found, sortValues: listed.map((r) => r.sort_value) };
 }

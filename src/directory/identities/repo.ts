@@ -6,9 +6,9 @@ import type { OutboxBatch } from "../events.js";
 import { eventWrites } from "../events-repo.js";
 import { rethrowClientGone } from "../scim-clients/gone-repo.js";
 import { digestOf, IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index-repo.js";
-import type { Identifier } from "./document.js";
+import { ENTERPRISE_KEY, type Identifier } from "./document.js";
 import type { ExtensionValue } from "./extension-values.js";
-import { columnsOf, type Executor, type RecordRow } from "./repo-columns.js";
+import { columnsOf, type Executor, type UserRow } from "./repo-columns.js";
 
 const USER_READ = preparedStatement("user_read");
 const USER_UPDATE_GUARDED = preparedStatement("user_update_guarded");
@@ -34,18 +34,13 @@ export interface IdentityValues {
 }
 
 /** The row a replace or patch starts from, read without a lock; see updateUserAt. */
-export async function readUser(
-  db: Executor,
-  orgId: string,
-  id: string,
-  groups: boolean,
-): Promise<RecordRow | undefined> {
-  const { rows } = await USER_READ.sql<RecordRow>`select ${columnsOf(db, "i", groups)}
+export async function readUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
+  const { rows } = await USER_READ.sql<UserRow>`select ${columnsOf(db, "i", groups)}
     from identities as i where i.organization_id = ${orgId} and i.id = ${id}`.execute(db);
   return rows[0];
 }
 
-export interface LockedRow extends RecordRow {
+export interface LockedRow extends UserRow {
   password_hash: string | null;
 }
 
@@ -80,8 +75,8 @@ export async function updateUserAt(
   values: IdentityValues & { now: Date },
   groups: boolean,
   events: OutboxBatch | undefined,
-): Promise<RecordRow | undefined> {
-  const { rows } = await USER_UPDATE_GUARDED.sql<RecordRow>`
+): Promise<UserRow | undefined> {
+  const { rows } = await USER_UPDATE_GUARDED.sql<UserRow>`
     with u as (
       update identities set user_name = ${values.user_name}, external_id = ${values.external_id},
         employee_number = ${values.employee_number}, active = ${values.active},
@@ -106,8 +101,8 @@ export async function createUser(
   identifiers: readonly Identifier[],
   events: OutboxBatch,
   extensionValues: readonly ExtensionValue[] = [],
-): Promise<RecordRow> {
-  const { rows } = await USER_CREATE.sql<RecordRow>`
+): Promise<UserRow> {
+  const { rows } = await USER_CREATE.sql<UserRow>`
     with u as (
       insert into identities (id, organization_id, user_name, external_id, employee_number, active, scim, traits,
         password_hash, created_at, updated_at)
@@ -146,9 +141,9 @@ export async function updateUser(
   id: string,
   values: IdentityValues & { password_hash?: string; now: Date },
   groups: boolean,
-): Promise<RecordRow> {
+): Promise<UserRow> {
   const password = values.password_hash === undefined ? sql`` : sql`, password_hash = ${values.password_hash}`;
-  const { rows } = await sql<RecordRow>`update identities set user_name = ${values.user_name},
+  const { rows } = await sql<UserRow>`update identities set user_name = ${values.user_name},
       external_id = ${values.external_id}, employee_number = ${values.employee_number}, active = ${values.active},
       scim = ${JSON.stringify(values.scim)}::jsonb, traits = ${JSON.stringify(values.traits)}::jsonb,
       updated_at = ${values.now}, version = version + 1${password}
@@ -214,8 +209,6 @@ export async function touchGroupsOf(
   return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-
 /**
  * Clears `manager` of the enterprise extension on the users of the organization that name `managerId` (found by
  * identities_manager_idx on the generated manager_id), as a new version of each; an enterprise object left empty
@@ -233,11 +226,11 @@ export async function clearManager(
       order by id for no key update
     )
     update identities i set
-      scim = case when (i.scim -> ${ENTERPRISE}) - 'manager' = '{}'::jsonb
-        then (i.scim - ${ENTERPRISE}) || jsonb_build_object('schemas', coalesce(
-          (select jsonb_agg(s) from jsonb_array_elements(i.scim -> 'schemas') s where s #>> '{}' <> ${ENTERPRISE}),
+      scim = case when (i.scim -> ${ENTERPRISE_KEY}) - 'manager' = '{}'::jsonb
+        then (i.scim - ${ENTERPRISE_KEY}) || jsonb_build_object('schemas', coalesce(
+          (select jsonb_agg(s) from jsonb_array_elements(i.scim -> 'schemas') s where s #>> '{}' <> ${ENTERPRISE_KEY}),
           '[]'::jsonb))
-        else i.scim #- array[${ENTERPRISE}, 'manager'] end,
+        else i.scim #- array[${ENTERPRISE_KEY}, 'manager'] end,
       updated_at = ${now}, version = i.version + 1
     from reports where i.id = reports.id
     returning i.id, i.scim`.execute(trx);

@@ -1,33 +1,26 @@
 import type { Clock } from "../../platform/clock.js";
-import type { Db } from "../../storage/database.js";
 import type { EventSink } from "../events.js";
 import type { DataMapper } from "../mapping/mapper.js";
 import { IdentityCommands, type VerifyResult } from "./commands.js";
 import { DocumentCache } from "./document-cache.js";
 import { IdentityQueries } from "./queries.js";
+import type { IdentityStore } from "./repo-store.js";
 import type { SearchSpec } from "../search/types.js";
 import type { Identity, ReadView, StoredUser, UserPage } from "./types.js";
 
 export type { VerifyResult } from "./commands.js";
 
 /**
- * Identities behind SCIM users: the writes (commands) and the reads (queries) over one database, built once by the
+ * Identities behind SCIM users: the writes (commands) and the reads (queries) over one store, built once by the
  * composition root and shared by the protocols.
  */
 export class IdentityService {
   readonly commands: IdentityCommands;
   readonly queries: IdentityQueries;
 
-  constructor(
-    db: Db,
-    clock: Clock,
-    events: EventSink,
-    mapper: DataMapper,
-    reads: Db = db,
-    cache = new DocumentCache(),
-  ) {
-    this.commands = new IdentityCommands(db, clock, events, mapper, cache);
-    this.queries = new IdentityQueries(db, reads);
+  constructor(store: IdentityStore, clock: Clock, events: EventSink, mapper: DataMapper, cache = new DocumentCache()) {
+    this.commands = new IdentityCommands(store, clock, events, mapper, cache);
+    this.queries = new IdentityQueries(store);
   }
 
   // The admin API's entry points.

@@ -1,3 +1,5 @@
+import type { StoredDocument } from "./stored-document.js";
+
 /** A SCIM user document as stored in `identities.scim` (see IdentitiesTable): JSON, without id/meta/groups/password. */
 export type UserDocument = Record<string, unknown>;
 
@@ -10,45 +12,29 @@ export interface UserWrite {
 /** Turns the stored document into the one to write (PUT, PATCH); it may throw to refuse the request. */
 export type Change = (current: UserDocument) => UserWrite;
 
-/** A direct group membership of a user (its SCIM `groups` attribute). */
-export interface GroupRef {
-  readonly value: string;
-  readonly display: string;
-}
-
-/** A user as read back: the document plus what the server computes. */
-export interface StoredUser {
-  readonly id: string;
-  readonly organizationId: string;
-  readonly scim: UserDocument;
-  readonly createdAt: Date;
-  readonly updatedAt: Date;
-  /** Undefined when the caller did not ask for memberships (the projection excludes `groups`). */
-  readonly groups: readonly GroupRef[] | undefined;
-  /** The manager's display name, only for a manager of the same organization. */
-  readonly managerDisplayName: string | null;
+/** A direct group membership of a user: the group's id and displayName. */
+export interface Membership {
+  readonly groupId: string;
+  readonly displayName: string;
 }
 
 /**
- * A user as read: the stored document as JSON text (data to hand on, parsed only by who needs its values) and what
- * the server computes.
+ * A user as the directory stores it: the document plus what the server computes. The one shape every reader gets —
+ * SCIM renders its resource from it, the admin API its summary.
  */
-export interface UserRecord {
+export interface StoredUser {
   readonly id: string;
   /** The row version: every write of the row changes it. */
   readonly version: string;
-  /** `identities.scim` as jsonb writes it (`{"key": value, ...}`): a UserDocument. */
-  readonly document: string;
-  /** Whether the document holds a key the server owns (id, meta, groups, password); written documents never do. */
-  readonly ownedKeys: boolean;
-  /** RFC 3339 UTC timestamps with milliseconds, as Date.toISOString writes them. */
+  readonly document: StoredDocument;
+  /**
+   * RFC 3339 UTC instants with milliseconds, exactly as Date#toISOString writes them: decoded straight from
+   * PostgreSQL's text, since a Date costs a parse here and a toISOString in every rendering.
+   */
   readonly createdAt: string;
   readonly updatedAt: string;
-  /**
-   * The direct memberships as JSON text: `[]`, or `[{"id":"<group id>","display":<displayName>}, ...]` ordered by
-   * displayName — exactly these keys, in this order, without whitespace. Undefined when not read (see ReadView).
-   */
-  readonly groups: string | undefined;
+  /** The direct memberships ordered by displayName; undefined when not read (see ReadView). */
+  readonly groups: readonly Membership[] | undefined;
   /** The manager's display name, only for a manager of the same organization. */
   readonly managerDisplayName: string | null;
 }

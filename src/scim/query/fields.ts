@@ -2,6 +2,7 @@ import type { FieldRef, ValueType } from "../../directory/search/types.js";
 import {
   COMMON_ATTRIBUTES,
   coreSchemaOf,
+  ENTERPRISE_USER_SCHEMA,
   type ResourceName,
   resolveAttribute,
   type SchemaRegistry,
@@ -71,7 +72,7 @@ export const filterableNames = (kind: ResourceName, registry: SchemaRegistry): r
     registry.schemasFor(kind).flatMap((schema) => {
       const core = schema.id === coreSchemaOf(kind);
       const attributes = core ? [...schema.attributes, ...COMMON_ATTRIBUTES] : schema.attributes;
-      const prefix = core || schema.id.endsWith(":enterprise:2.0:User") ? "" : `${schema.id}:`;
+      const prefix = core || schema.id === ENTERPRISE_USER_SCHEMA ? "" : `${schema.id}:`;
       return attributes
         .filter(isFilterable)
         .flatMap((a) =>

@@ -21,8 +21,6 @@ const SUPPORTED =
 
 const COMPARE = new Set(["eq", "ne", "co", "sw", "ew", "gt", "ge", "lt", "le"]);
 const ORDERED = new Set(["eq", "ne", "gt", "ge", "lt", "le"]);
-/** Attributes whose values are resource ids: their `eq` value must be one. */
-const ID_REFERENCES = new Set(["groups", "members"]);
 const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
 const failure = (reason: string, hint = SUPPORTED): ScimError =>
@@ -189,7 +187,8 @@ class Parser {
     const value = this.#value(op);
     const definition = target.sub ?? target.attribute;
     checkOperand(definition, text, op, value);
-    if (ID_REFERENCES.has(target.attribute.name) && target.sub?.name === "value" && op === "eq") {
+    // An id of this service's resources (the registry's resourceId): an `eq` value must be one.
+    if (definition.resourceId === true && op === "eq") {
       if (typeof value !== "string" || !isUuid(value)) {
         throw new ScimError(
           400,

@@ -1,10 +1,14 @@
+import { ENTERPRISE_KEY } from "../../directory/identities/document.js";
 import { MAX_EMPLOYEE_NUMBER_LENGTH } from "../limits.js";
 import { attribute, complex } from "./define.js";
 import type { SchemaDefinition } from "./types.js";
 
-/** RFC 7643 §4.3 and §8.7.1, the Enterprise User extension. */
+/**
+ * RFC 7643 §4.3 and §8.7.1, the Enterprise User extension. Its URN is the key under which the directory stores these
+ * attributes (it indexes employeeNumber and resolves the manager from there), so the directory names it once.
+ */
 export const ENTERPRISE_USER_SCHEMA_DEFINITION: SchemaDefinition = {
-  id: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",
+  id: ENTERPRISE_KEY,
   name: "EnterpriseUser",
   description: "Enterprise User",
   attributes: [

@@ -16,7 +16,7 @@ export const GROUP_SCHEMA_DEFINITION: SchemaDefinition = {
       "members",
       "A list of members of the Group.",
       [
-        attribute("value", "Identifier of the member of this Group.", { mutability: "immutable" }),
+        attribute("value", "Identifier of the member of this Group.", { mutability: "immutable", resourceId: true }),
         attribute("$ref", "The URI corresponding to a SCIM resource that is a member of this Group.", {
           type: "reference",
           referenceTypes: ["User", "Group"],

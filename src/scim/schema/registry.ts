@@ -7,8 +7,13 @@ import { USER_SCHEMA_DEFINITION } from "./user.js";
 export { COMMON_ATTRIBUTES } from "./common.js";
 
 export const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
-export const ENTERPRISE_USER_SCHEMA = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+export const ENTERPRISE_USER_SCHEMA = ENTERPRISE_USER_SCHEMA_DEFINITION.id;
 export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
+/** The discovery schemas (RFC 7643 §5–7) and the prefix of every message URN (RFC 7644 §3.1). */
+export const SERVICE_PROVIDER_CONFIG_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
+export const RESOURCE_TYPE_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
+export const SCHEMA_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Schema";
+export const MESSAGES_URN = "urn:ietf:params:scim:api:messages:2.0";
 
 export type ResourceName = "User" | "Group";
 

@@ -35,6 +35,11 @@ export interface AttributeDefinition {
    * out (a member's display, a $ref, meta.location) and so cannot filter or sort on. See isFilterable.
    */
   readonly filterable?: boolean;
+  /**
+   * Roster's own characteristic (left out of /Schemas like maxLength): the value is the id of a resource of this
+   * service (a UUID), so a filter's `eq` on it must name one (a group's `members.value`, a user's `groups.value`).
+   */
+  readonly resourceId?: boolean;
 }
 
 /** Whether filters and sortBy may name the attribute: never a write-only secret or binary data (RFC 7644 §3.4.2.2). */

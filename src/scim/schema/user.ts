@@ -128,7 +128,7 @@ export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
       "A list of groups to which the user belongs, either through direct membership, through nested groups, or " +
         "dynamically calculated.",
       [
-        attribute("value", "The identifier of the User's group.", { mutability: "readOnly" }),
+        attribute("value", "The identifier of the User's group.", { mutability: "readOnly", resourceId: true }),
         attribute("$ref", "The URI of the corresponding 'Group' resource to which the user belongs.", {
           type: "reference",
           referenceTypes: ["User", "Group"],

@@ -1,5 +1,5 @@
 import type { ScimClient } from "../../directory/scim-clients/types.js";
-import type { ReadView, UserRecord } from "../../directory/identities/types.js";
+import type { ReadView, StoredUser } from "../../directory/identities/types.js";
 import type { ScimDeps } from "../deps.js";
 import { listResponse, type PageRequest, pageRequestOf } from "../query/list-page.js";
 import { type ListQuery, parseListQuery } from "../query/list-query.js";
@@ -25,11 +25,11 @@ export async function findUsers(
   baseUrl: string,
   query: ListQuery,
   request: PageRequest,
-): Promise<{ rows: UserRecord[]; total?: number; render: (u: UserRecord) => string }> {
+): Promise<{ rows: StoredUser[]; total?: number; render: (u: StoredUser) => string }> {
   const projection = projectionOf(query);
   const view: ReadView = { groups: includes("User", projection, "groups") };
   const spec = { filter: query.filter, sort: query.sort };
-  const page = await deps.identities.queries.records(client.organizationId, spec, request, view);
+  const page = await deps.identities.queries.list(client.organizationId, spec, request, view);
   return { ...page, render: userRenderer(baseUrl, projection, registryOf(client)) };
 }
 

@@ -1,4 +1,4 @@
-import type { UserRecord } from "../../directory/identities/types.js";
+import type { Membership, StoredUser } from "../../directory/identities/types.js";
 import type { Projection } from "../query/projection.js";
 import type { SchemaRegistry } from "../schema/registry.js";
 import { isPlainSchemas } from "./extension-render.js";
@@ -10,30 +10,33 @@ export const isWhole = (p: Projection): boolean =>
   (p.excludedAttributes === undefined || p.excludedAttributes.length === 0);
 
 /**
- * How every users route answers: a UserRecord as the JSON text of renderUser. Without a projection, a user whose
- * stored document this client sees whole is spliced from the record's JSON text, nothing parsed: `schemas` and `id`
- * first, then the document's members (jsonb's key order), `groups` and `meta` (its `version` is etagOf's text,
- * JSON-escaped: a row version is digits only). No key repeats: the document holds none of id, groups, meta
- * (ownedKeys says otherwise), and without a projection renderUser keeps every member the document has (validateUser
- * stores registry attributes only). Any other user is rendered as an object.
+ * How every users route answers: a StoredUser as the JSON text of renderUser. Without a projection, a user whose
+ * stored document this client sees whole is spliced from the document's JSON text, which is then never parsed:
+ * `schemas` and `id` first, then the document's members (jsonb's key order), `groups` and `meta` (its `version` is
+ * etagOf's text, JSON-escaped: a row version is digits only). No key repeats: the document holds none of id, groups,
+ * meta (document.serverKeys says otherwise), and without a projection renderUser keeps every member the document has
+ * (validateUser stores registry attributes only). Any other user is rendered as an object. Parsing every document
+ * of a list page costs more than the rest of its rendering (docs/decisions.md).
  */
 export function userRenderer(
   baseUrl: string,
   projection: Projection,
   registry: SchemaRegistry,
-): (user: UserRecord) => string {
-  const object = (user: UserRecord) => JSON.stringify(renderUser(user, baseUrl, projection, registry));
+): (user: StoredUser) => string {
+  const object = (user: StoredUser) => JSON.stringify(renderUser(user, baseUrl, projection, registry));
   if (!isWhole(projection)) return object;
   // The location's JSON prefix is escaped once per page, not per user; an id is a UUID: nothing in it to escape.
   const location = JSON.stringify(userLocation(baseUrl, "")).slice(0, -1);
   return (user) => {
-    const split = user.managerDisplayName === null && !user.ownedKeys ? splitSchemas(user.document) : undefined;
+    const text = user.document.text;
+    const split = user.managerDisplayName === null && !user.document.serverKeys ? splitSchemas(text) : undefined;
     if (split === undefined || !isPlainSchemas(registry, split.schemas)) return object(user);
     const body = split.body.length > 2 ? `,${split.body.slice(1, -1)}` : "";
-    const groups = user.groups === undefined || user.groups === "[]" ? "" : `,"groups":${scimGroups(user.groups)}`;
+    const groups = user.groups === undefined || user.groups.length === 0 ? "" : `,"groups":${scimGroups(user.groups)}`;
     return (
       `{"schemas":${split.schemas},"id":"${user.id}"${body}${groups},"meta":{"resourceType":"User",` +
-      `"created":"${user.createdAt}","lastModified":"${user.updatedAt}","location":${location}${user.id}",` +
+      `"created":"${user.createdAt}","lastModified":"${user.updatedAt}",` +
+      `"location":${location}${user.id}",` +
       `"version":"W/\\"${user.version}\\""}}`
     );
   };
@@ -61,15 +64,6 @@ export function splitSchemas(text: string): { schemas: string; body: string } | 
   return { schemas, body: before + after };
 }
 
-const HEAD = '[{"id":"';
-const BETWEEN = '},{"id":"';
-
-/**
- * UserRecord.groups (`[{"id":"…","display":…},…]`, not empty) as the SCIM `groups` array (RFC 7643 §4.1.2): each element's
- * `id` becomes `value`, and `"type":"direct"` closes it. `},{"id":"` can only be a boundary between elements: inside
- * a JSON string every `"` is escaped, so `{"` never occurs there.
- */
-export function scimGroups(groups: string): string {
-  const inner = groups.slice(HEAD.length, -2).replaceAll(BETWEEN, ',"type":"direct"},{"value":"');
-  return `[{"value":"${inner},"type":"direct"}]`;
-}
+/** The memberships as the SCIM `groups` array (RFC 7643 §4.1.2): direct ones only. */
+export const scimGroups = (groups: readonly Membership[]): string =>
+  `[${groups.map((g) => `{"value":"${g.groupId}","display":${JSON.stringify(g.displayName)},"type":"direct"}`).join(",")}]`;

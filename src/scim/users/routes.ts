@@ -53,7 +53,7 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
   scope.get("/Users/:id", async (req, reply) => {
     const projection = parseProjection(req.query as Query);
     const id = idOf(req);
-    const user = await queries.record(req.scimClient.organizationId, id, viewOf(projection));
+    const user = await queries.get(req.scimClient.organizationId, id, viewOf(projection));
     if (user === undefined) throw notFound(id);
     // RFC 7644 §3.14: the client's copy is current; the answer carries no body.
     if (notModified(req, user.version)) return withEtag(reply.code(304), user.version).send();

@@ -1,4 +1,4 @@
-import type { UserRecord } from "../../directory/identities/types.js";
+import type { StoredUser } from "../../directory/identities/types.js";
 import { etagOf } from "../etag.js";
 import { type Projection, project } from "../query/projection.js";
 import {
@@ -31,13 +31,13 @@ export const userLocation = (baseUrl: string, id: string): string => `${baseUrl}
  * the manager's read-only displayName and `meta` — then the projection of RFC 7644 §3.9.
  */
 export function renderUser(
-  user: UserRecord,
+  user: StoredUser,
   baseUrl: string,
   projection: Projection,
   registry: SchemaRegistry = CORE_REGISTRY,
 ): Json {
   // The stored document's own keys (a handful), sorted into ORDER: cheaper than probing every key ORDER names.
-  const scim = JSON.parse(user.document) as Json;
+  const scim = user.document.value as Json;
   const own: Json = { id: user.id };
   const RANK = registry === CORE_REGISTRY ? CORE_RANK : rankOf(registry, ORDER);
   const rank = (key: string): number | undefined =>
@@ -50,8 +50,8 @@ export function renderUser(
       manager: { ...enterprise.manager, displayName: user.managerDisplayName },
     };
   }
-  const groups = user.groups === undefined ? [] : (JSON.parse(user.groups) as { id: string; display: string }[]);
-  if (groups.length > 0) own.groups = groups.map((g) => ({ value: g.id, display: g.display, type: "direct" }));
+  const groups = user.groups ?? [];
+  if (groups.length > 0) own.groups = groups.map((g) => ({ value: g.groupId, display: g.displayName, type: "direct" }));
   const keys = Object.keys(own);
   for (const key of Object.keys(scim))
     if (!Object.hasOwn(own, key) && rank(key) !== undefined && scim[key] !== undefined) keys.push(key);
