@@ -6,19 +6,19 @@ import { SummaryReporter } from "./test/helpers/summary-reporter.js";
  * Test files that change process-wide state a later file in the same worker would inherit (a global OpenTelemetry
  * provider and the pg module patched for it): each runs in a fresh worker of its own.
  */
-const ISOLATED = ["test/integration/traces.export.test.ts"];
+const ISOLATED = ["test/integration/observability.traces-export.test.ts"];
 
 /**
  * Test files that bound wall-clock time (a deadline, a latency, a pool's wait) or load the database on purpose:
  * they run after the others, one at a time, so that no other test file competes with them for the CPU.
  */
 const ALONE = [
-  "test/integration/database.faults.test.ts",
-  "test/integration/database.timeouts.test.ts",
-  "test/integration/database.unanswered.test.ts",
+  "test/integration/storage.faults.test.ts",
+  "test/integration/storage.timeouts.test.ts",
+  "test/integration/storage.unanswered.test.ts",
   "test/integration/groups.concurrent-nesting.test.ts",
   "test/integration/mapping.sandbox.test.ts",
-  "test/integration/mapping.tenant-isolation.test.ts",
+  "test/integration/mapping.tenancy.test.ts",
   "test/integration/request-log.buffer.test.ts",
   "test/integration/webhooks.organization-share.test.ts",
 ];

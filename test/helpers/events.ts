@@ -22,7 +22,7 @@ export interface RecordingSink {
  * every batch announced as committed: a rolled-back request leaves no event behind, so tests see exactly what would
  * be delivered. It keeps the directory's changes only: a connection's own events (its activation, recorded after its
  * first successful request and off that request's path) are not what these tests count, and are tested apart
- * (setup-links.session.test.ts).
+ * (portal.setup-link-session.test.ts).
  */
 export function recordingSink(clock: Clock = systemClock): RecordingSink {
   const outbox = new OutboxEventSink(clock);
