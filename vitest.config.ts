@@ -1,14 +1,71 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { SummaryReporter } from "./test/helpers/summary-reporter.js";
 
+/**
+ * Test files that change process-wide state a later file in the same worker would inherit (a global OpenTelemetry
+ * provider and the pg module patched for it): each runs in a fresh worker of its own.
+ */
+const ISOLATED = ["test/integration/observability.traces-export.test.ts"];
+
+/**
+ * Test files that bound wall-clock time (a deadline, a latency, a pool's wait) or load the database on purpose:
+ * they run after the others, one at a time, so that no other test file competes with them for the CPU.
+ */
+const ALONE = [
+  "test/integration/storage.faults.test.ts",
+  "test/integration/storage.timeouts.test.ts",
+  "test/integration/storage.unanswered.test.ts",
+  "test/integration/groups.concurrent-nesting.test.ts",
+  "test/integration/mapping.sandbox.test.ts",
+  "test/integration/mapping.tenancy.test.ts",
+  "test/integration/request-log.buffer.test.ts",
+  "test/integration/webhooks.organization-share.test.ts",
+];
+
+/**
+ * One worker per core. vitest's default (cores − 1) left a 2-core machine running one file at a time; more workers
+ * than cores starve the fuzz properties and the child processes some files start of CPU on a shared machine, and
+ * their time bounds then fail.
+ */
+const WORKERS = Number(process.env.ROSTER_TEST_WORKERS ?? availableParallelism());
+
+const common = {
+  globalSetup: ["test/helpers/global-setup.ts"],
+  // Files share the cores: a test that takes 15 s alone may take twice that beside others.
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+};
+
 export const config = defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["test/helpers/global-setup.ts"],
     pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
     reporters: ["default", new SummaryReporter()],
+    projects: [
+      {
+        test: {
+          ...common,
+          name: "tests",
+          include: ["test/**/*.test.ts"],
+          exclude: [...ISOLATED, ...ALONE],
+          // A worker keeps the modules it imported for its next file: importing the app's whole module graph again
+          // for every file cost more than most files' tests. Each file still gets its own database and app.
+          isolate: false,
+          maxWorkers: WORKERS,
+        },
+      },
+      { test: { ...common, name: "isolated", include: ISOLATED, isolate: true, maxWorkers: WORKERS } },
+      {
+        test: {
+          ...common,
+          name: "alone",
+          include: ALONE,
+          isolate: false,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
 

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { type AppDeps, buildApp } from "../../src/app.js";
+import { createObservability, type Observability, type ObservabilityOptions } from "../../src/observability/index.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { hashSecret } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
@@ -51,7 +52,15 @@ export interface TestAppOptions {
   readonly queries?: boolean;
   /** The app listens on 127.0.0.1 and a free port, at `t.url`. */
   readonly listen?: boolean;
+  /**
+   * The test holds the app's observability (request log writer, metrics, audit) as `t.obs`, webhook delivery
+   * outcomes reported to it; implies `webhooks`.
+   */
+  readonly observed?: boolean | ObservedOptions;
 }
+
+/** What `observed` may set of the observability: the request log's buffer, its retention, pools on /metrics. */
+export type ObservedOptions = Pick<ObservabilityOptions, "requestLog" | "retentionDays" | "pools">;
 
 export interface TestApp {
   readonly app: FastifyInstance;
@@ -86,6 +95,9 @@ export interface WithReceiver extends WithWebhooks {
 export interface WithQueries {
   readonly queries: QuerySpy;
 }
+export interface WithObservability extends WithWebhooks {
+  readonly obs: Observability;
+}
 export interface WithUrl {
   /** http://127.0.0.1:<port> */
   readonly url: string;
@@ -102,7 +114,8 @@ export type TestAppWith<O extends TestAppOptions> = TestApp &
   On<O, "webhooks", WithWebhooks> &
   On<O, "receiver", WithReceiver> &
   On<O, "queries", WithQueries> &
-  On<O, "listen", WithUrl>;
+  On<O, "listen", WithUrl> &
+  On<O, "observed", WithObservability>;
 
 /**
  * The one test app: buildApp on a real PostgreSQL schema, with a manual clock and the fixed admin token; the options
@@ -124,15 +137,24 @@ export async function createTestApp<const O extends TestAppOptions = Record<neve
     Object.assign(deps, { eventSink: recorder.sink });
   }
   const withReceiver = options.receiver !== undefined && options.receiver !== false;
+  const observed = options.observed === undefined || options.observed === false ? undefined : options.observed;
+  let webhookOptions = typeof options.webhooks === "object" ? options.webhooks : {};
+  if (observed !== undefined) {
+    const given = observed === true ? {} : observed;
+    const obs = createObservability({ db: database.db, clock, logger: createLogger("silent"), ...given });
+    handles.obs = obs;
+    Object.assign(deps, { observability: obs });
+    webhookOptions = { wrapSender: obs.wrapSender, ...webhookOptions };
+  }
   let webhooks: Webhooks | undefined;
-  if (withReceiver || (options.webhooks !== undefined && options.webhooks !== false)) {
-    webhooks = testWebhooks(database.db, clock, typeof options.webhooks === "object" ? options.webhooks : {});
+  if (withReceiver || observed !== undefined || (options.webhooks !== undefined && options.webhooks !== false)) {
+    webhooks = testWebhooks(database.db, clock, webhookOptions);
     handles.webhooks = webhooks;
     Object.assign(deps, { webhooks });
     // Closing the app alone leaves the dispatcher as it is, so a test can play a process that dies mid-delivery;
     // with a receiver the app owns the whole delivery path and stops it gracefully first.
     const held = webhooks;
-    if (withReceiver) closing.push(() => held.dispatcher.stop());
+    if (withReceiver || observed !== undefined) closing.push(() => held.dispatcher.stop());
   }
   if (options.queries === true) {
     const spy = spyOnQueries(database);

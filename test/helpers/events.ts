@@ -22,7 +22,7 @@ export interface RecordingSink {
  * every batch announced as committed: a rolled-back request leaves no event behind, so tests see exactly what would
  * be delivered. It keeps the directory's changes only (user.* and group.*): a connection's own events (its
  * activation, recorded after its first successful request and off that request's path) and its API keys' events are
- * not what these tests count, and are tested apart (setup-links.session.test.ts, api-keys.events.test.ts).
+ * not what these tests count, and are tested apart (portal.setup-link-session.test.ts, api-keys.events.test.ts).
  */
 export function recordingSink(clock: Clock = systemClock): RecordingSink {
   const outbox = new EventBatcher(clock);

@@ -1,4 +1,4 @@
-import type { DirectoryEvent } from "../../src/directory/events.js";
+import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
 import type { ScimClient } from "../../src/directory/scim-clients/types.js";
 import { toScimClient } from "../../src/directory/scim-clients/repo.js";
 import type { ManualClock } from "../../src/platform/clock.js";
@@ -55,3 +55,17 @@ export async function outboxCount(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
+
+/**
+ * One user.updated event of `userId`; `n` travels in the user's displayName, so what a receiver got can be put in
+ * order (see `numberOf`).
+ */
+export const userUpdate = (userId: string, n: number): DirectoryEvent => ({
+  kind: "user.updated",
+  resourceId: userId,
+  data: userEventData({ id: userId, userName: `u-${userId}@example.com`, displayName: String(n) }),
+});
+
+/** The `n` of a delivered `userUpdate` body. */
+export const numberOf = (json: Record<string, unknown>): number =>
+  Number((json.data as { raw: { displayName: string } }).raw.displayName);

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createIssuedKey } from "../helpers/api-keys.js";
-import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
+import { useTestApp } from "../helpers/suite.js";
 import { adminCall, seedClient } from "../helpers/seed.js";
 
-let o: ObservedApp;
-beforeAll(async () => {
-  o = await createObservedApp();
-});
-afterAll(async () => {
-  await o.close();
-});
+const o = useTestApp({ observed: true });
 
 async function auditOf(target: string): Promise<Array<Record<string, unknown>>> {
   const res = await adminCall(o.t, "GET", `/auditLog?target=${encodeURIComponent(target)}`);

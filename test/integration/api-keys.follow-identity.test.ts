@@ -3,11 +3,10 @@ import { rawKey } from "../helpers/api-keys.js";
 import type { TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
-import { useSecondInstance, useTestApp } from "../helpers/suite.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const { t: a } = useTestApp();
 // A second instance of Roster on the same database, with its own process-local state.
-const b = useSecondInstance(a);
+const { t: a, second: b } = useTestApp({ secondInstance: true });
 
 let seq = 0;
 async function createUser(t: TestApp, c: SeededClient): Promise<string> {

@@ -1,29 +1,27 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import type { TestApp } from "../helpers/app.js";
-import { appWithClients } from "../helpers/clients.js";
+import { describe, expect, it } from "vitest";
+import { useTestApp } from "../helpers/suite.js";
 import { CONTOSO_GROUP_EXTENSION, CONTOSO_GROUP_URN } from "../helpers/extensions.js";
 import { FULL_GROUP_PATCH, memberIds, patchGroup } from "../helpers/groups.js";
 import { GROUP_SCHEMA } from "../helpers/constants.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim, seedClient } from "../helpers/seed.js";
 
 /**
  * Custom Group extensions (docs/scim-extensions.md), as Entra sends custom group attributes: create, read, PATCH
  * with URN-qualified paths and path-less URN keys, PUT resets, projection, validation through the schema registry.
  */
 const URN = CONTOSO_GROUP_URN;
-const ctx = appWithClients({
-  entra: { extensions: [CONTOSO_GROUP_EXTENSION], ...FULL_GROUP_PATCH },
-  required: { extensions: [{ ...CONTOSO_GROUP_EXTENSION, required: true }], ...FULL_GROUP_PATCH },
+const {
+  t,
+  clients: { entra, required },
+} = useTestApp({
+  clients: {
+    entra: { extensions: [CONTOSO_GROUP_EXTENSION], ...FULL_GROUP_PATCH },
+    required: { extensions: [{ ...CONTOSO_GROUP_EXTENSION, required: true }], ...FULL_GROUP_PATCH },
+  },
 });
-let t: TestApp;
-let entra: SeededClient;
-let required: SeededClient;
 let n = 0;
-beforeAll(() => {
-  ({ t, entra, required } = ctx);
-});
 
 /** A group created from Entra's fixture, with values no other test uses. */
 async function created() {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { RequestLogStore } from "../../src/observability/request-log/repo.js";
-import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
+import { useTestApp } from "../helpers/suite.js";
 import { scim, seedClient } from "../helpers/seed.js";
 
 /** A database that never answers: every batch write hangs. */
@@ -13,14 +13,10 @@ const stalled: RequestLogStore = {
   addCounts: () => new Promise(() => {}),
 };
 
-let o: ObservedApp;
-beforeAll(async () => {
-  o = await createObservedApp({
+const o = useTestApp({
+  observed: {
     requestLog: { capacity: 4, batchSize: 2, flushIntervalMs: 3_600_000, store: stalled },
-  });
-});
-afterAll(async () => {
-  await o.close();
+  },
 });
 
 it("drops and counts entries when the buffer is full behind a stalled writer, never blocking a SCIM request", async () => {

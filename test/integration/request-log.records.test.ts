@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { idpBody } from "../helpers/idp-fixtures.js";
-import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
+import { useTestApp } from "../helpers/suite.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 const PASSWORD = "t1meMa$heen";
 
-let o: ObservedApp;
-
-beforeAll(async () => {
-  o = await createObservedApp();
-});
-afterAll(async () => {
-  await o.close();
-});
+const o = useTestApp({ observed: true });
 
 async function createUser(c: SeededClient, userName: string): Promise<string> {
   const res = await scim(o.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
-import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
+import { useTestApp } from "../helpers/suite.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /**
@@ -20,15 +20,9 @@ const EXTENSION = {
 };
 const CORE_PASSWORD = `${USER_SCHEMA}:password`;
 
-let o: ObservedApp;
 let n = 0;
 
-beforeAll(async () => {
-  o = await createObservedApp();
-});
-afterAll(async () => {
-  await o.close();
-});
+const o = useTestApp({ observed: true });
 
 async function createUser(c: SeededClient): Promise<string> {
   const res = await scim(o.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `redact${++n}@example.com` });

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
-import { useSecondInstance, useTestApp } from "../helpers/suite.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const { t } = useTestApp();
-const withBasic = { authentication_methods: ["bearer", "basic", "client_credentials"] };
 // Another instance on the same database with its own client cache: tokens verify there without a shared store.
-const other = useSecondInstance(t);
+const { t, second: other } = useTestApp({ secondInstance: true });
+const withBasic = { authentication_methods: ["bearer", "basic", "client_credentials"] };
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 const users = (app: TestApp, c: SeededClient, authorization: string) =>

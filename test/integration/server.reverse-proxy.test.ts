@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, USER_SCHEMA } from "../helpers/constants.js";
-import { createServerDatabase, type ServerDatabase } from "../helpers/database.js";
-import { type RosterProcess, startRosterProcess, waitFor } from "../helpers/roster-process.js";
+import { waitFor } from "../helpers/roster-process.js";
+import { useTestApp } from "../helpers/suite.js";
 import { httpsCall, type SelfSigned, selfSigned } from "../helpers/tls.js";
 
 // Roster behind a real reverse proxy terminating TLS, configured by the examples in deploy/proxy/ (their names, ports
@@ -22,24 +22,17 @@ const CLIENT_ADDRESS = "127.0.0.2";
 
 let dir: string;
 let cert: SelfSigned;
-let database: ServerDatabase;
-let roster: RosterProcess;
 let rosterPort: number;
 
+const { roster } = useTestApp({
+  process: { ROSTER_TRUST_PROXY: "127.0.0.1", ROSTER_LOG_LEVEL: "info", ROSTER_LOG_FORMAT: "json" },
+});
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "roster-proxy-"));
   cert = await selfSigned(dir, "localhost");
-  database = await createServerDatabase();
-  roster = await startRosterProcess(database.url, {
-    ROSTER_TRUST_PROXY: "127.0.0.1",
-    ROSTER_LOG_LEVEL: "info",
-    ROSTER_LOG_FORMAT: "json",
-  });
   rosterPort = Number(new URL(roster.url).port);
-}, 120_000);
+});
 afterAll(async () => {
-  await roster?.stop();
-  await database?.drop();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -6,32 +6,25 @@ import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN } from "../helpers/constants.js";
-import { createServerDatabase, type ServerDatabase } from "../helpers/database.js";
-import { type RosterProcess, startRosterProcess, waitFor } from "../helpers/roster-process.js";
+import { waitFor } from "../helpers/roster-process.js";
+import { useTestApp } from "../helpers/suite.js";
 import { type SelfSigned, selfSigned } from "../helpers/tls.js";
 
 // Roster serving HTTPS itself from ROSTER_TLS_CERT/ROSTER_TLS_KEY: certificates made here with openssl, the files
 // replaced and SIGHUP sent; new connections get the new certificate while an open keep-alive connection goes on.
 
 let dir: string;
-let database: ServerDatabase;
-let roster: RosterProcess;
 let first: SelfSigned;
 const files = () => ({ certFile: join(dir, "server.crt"), keyFile: join(dir, "server.key") });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "roster-tls-"));
   first = await selfSigned(dir, "roster-tls-one", files());
-  database = await createServerDatabase();
-  roster = await startRosterProcess(database.url, {
-    ROSTER_TLS_CERT: files().certFile,
-    ROSTER_TLS_KEY: files().keyFile,
-    ROSTER_LOG_LEVEL: "info",
-  });
-}, 120_000);
+});
+const { roster } = useTestApp({
+  process: () => ({ ROSTER_TLS_CERT: files().certFile, ROSTER_TLS_KEY: files().keyFile, ROSTER_LOG_LEVEL: "info" }),
+});
 afterAll(async () => {
-  await roster?.stop();
-  await database?.drop();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,18 +1,13 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /** Entra custom attributes mapped to an extension URN: create, URN-qualified PATCH (path and path-less), projection. */
-const { t } = useTestApp();
-let entra: SeededClient;
+const { t, c: entra } = useTestApp({ seed: { extensions: [CONTOSO_EXTENSION] } });
 let n = 0;
-
-beforeAll(async () => {
-  entra = await seedClient(t, { extensions: [CONTOSO_EXTENSION] });
-});
 
 const values = () => {
   n++;

@@ -1,31 +1,16 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
-import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /** Two clients of one organization with different extensions share the users, not each other's extensions. */
-const { t } = useTestApp();
-let okta: SeededClient;
-let entra: SeededClient;
-
-async function client(organizationId: string, extensions: unknown[]): Promise<SeededClient> {
-  const secret = `secret-${Math.random().toString(36).slice(2)}`;
-  const res = await adminCall(t, "POST", "/scimClients", { organization_id: organizationId, secret, extensions });
-  const clientId = res.json().client_id as string;
-  return {
-    organizationId,
-    clientId,
-    secret,
-    base: `/scim/${clientId}/v2`,
-    headers: { authorization: `Bearer ${secret}`, "content-type": "application/scim+json" },
-  };
-}
-
-beforeAll(async () => {
-  const org = (await adminCall(t, "POST", "/organizations", { name: "Shared" })).json().id;
-  okta = await client(org, [OKTA_EXTENSION]);
-  entra = await client(org, [CONTOSO_EXTENSION]);
+const {
+  t,
+  clients: { okta, entra },
+} = useTestApp({
+  clients: { okta: { extensions: [OKTA_EXTENSION] }, entra: { extensions: [CONTOSO_EXTENSION] } },
+  sameOrganization: true,
 });
 
 describe("two clients of one organization", () => {

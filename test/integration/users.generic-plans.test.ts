@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase, type OpenDatabase } from "../../src/storage/database.js";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { useTestApp } from "../helpers/suite.js";
 import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 
@@ -12,14 +13,13 @@ import { USER_SCHEMA } from "../helpers/constants.js";
  * one connection, so pg_prepared_statements on it shows every statement the requests ran, and how each was planned.
  * The plans themselves (index use, for skewed organizations too) are checked in users.indexes.test.ts.
  */
-let database: TestDatabase;
+const { database } = useTestApp({ app: false });
 let main: OpenDatabase;
 let reads: OpenDatabase;
 let t: TestApp;
 let c: SeededClient;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   main = openDatabase({ url: database.url, schema: database.schema, poolSize: 1 });
   reads = openDatabase({ url: database.url, schema: database.schema, poolSize: 1, genericPlans: true });
   t = await createTestApp({ database, extra: { db: main.db, reads: reads.db } });
@@ -37,7 +37,6 @@ afterAll(async () => {
   await t.close();
   await main.close();
   await reads.close();
-  await database.close();
 });
 
 interface Prepared {

@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { type LoggedQuery, openExplainer, planOf, type QuerySpy } from "../helpers/query-spy.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { type LoggedQuery, openExplainer, planOf } from "../helpers/query-spy.js";
+import { scim, seedClient } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * Every supported filter and both paginations are served by an index. The test EXPLAINs the exact
@@ -12,16 +12,10 @@ import { USER_SCHEMA } from "../helpers/constants.js";
  * usable index would show a Seq Scan, on 5000 analysed users.
  */
 const GROUP = "0190c000-0000-7000-8000-000000000001";
-let database: TestDatabase;
-let logged: QuerySpy;
-let t: TestApp;
-let c: SeededClient;
+const { t, c, database } = useTestApp({ queries: true, seed: true });
 let explainer: pg.Client;
 
 beforeAll(async () => {
-  const app = await createTestApp({ queries: true });
-  [t, database, logged] = [app, app.database, app.queries];
-  c = await seedClient(t);
   await sql`insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, created_at, updated_at)
     select gen_random_uuid(), ${c.organizationId}::uuid, true, 'bulk' || g || '@example.com', 'x' || g, 'e' || g,
       jsonb_build_object('schemas', jsonb_build_array('urn:ietf:params:scim:schemas:core:2.0:User'),
@@ -42,15 +36,14 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await explainer.end();
-  await t.close();
 });
 
 /** The identity queries a GET /Users request ran, each with its plan as text. */
 async function plansOf(query: string): Promise<{ sql: string; plan: string }[]> {
-  const before = logged.queries.length;
+  const before = t.queries.queries.length;
   const res = await scim(t, c, "GET", `/Users?${query}`);
   expect(res.statusCode).toBe(200);
-  const ran: LoggedQuery[] = logged.queries.slice(before).filter((q) => /\bidentities\b/.test(q.sql));
+  const ran: LoggedQuery[] = t.queries.queries.slice(before).filter((q) => /\bidentities\b/.test(q.sql));
   expect(ran.length).toBeGreaterThan(0);
   const out: { sql: string; plan: string }[] = [];
   for (const q of ran) {
@@ -61,9 +54,9 @@ async function plansOf(query: string): Promise<{ sql: string; plan: string }[]> 
 
 /** The same, planned as the reads pool plans them: generically, once (DatabaseOptions.genericPlans). */
 async function genericPlansOf(query: string): Promise<string[]> {
-  const before = logged.queries.length;
+  const before = t.queries.queries.length;
   expect((await scim(t, c, "GET", `/Users?${query}`)).statusCode).toBe(200);
-  const ran = logged.queries.slice(before).filter((q) => /\bidentities\b/.test(q.sql));
+  const ran = t.queries.queries.slice(before).filter((q) => /\bidentities\b/.test(q.sql));
   expect(ran.length).toBeGreaterThan(0);
   const plans: string[] = [];
   await explainer.query("set plan_cache_mode = force_generic_plan");

@@ -1,18 +1,13 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OKTA_EXTENSION, OKTA_URN } from "../helpers/extensions.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
-import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { adminCall, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /** Okta custom attributes under an external namespace: create, read, GET-then-PUT, filter. */
-const { t } = useTestApp();
-let okta: SeededClient;
+const { t, c: okta } = useTestApp({ seed: { extensions: [OKTA_EXTENSION] } });
 let n = 0;
-
-beforeAll(async () => {
-  okta = await seedClient(t, { extensions: [OKTA_EXTENSION] });
-});
 
 const unique = () => {
   n++;

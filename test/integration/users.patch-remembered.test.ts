@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { type RecordingSink, recordingSink } from "../helpers/events.js";
+import { describe, expect, it } from "vitest";
+import type { TestApp } from "../helpers/app.js";
+import { useTestApp } from "../helpers/suite.js";
+import type { RecordingSink } from "../helpers/events.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
-import { type QuerySpy, spyOnQueries } from "../helpers/query-spy.js";
 import { ENTERPRISE_SCHEMA, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
-import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { scim } from "../helpers/seed.js";
 
 /**
  * A PATCH runs on the document the instance remembers from its last write of the user and is written with
@@ -15,29 +15,11 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
  * them.
  */
 
-let database: TestDatabase;
-let warm: TestApp;
-let cold: TestApp;
-let warmEvents: RecordingSink;
-let coldEvents: RecordingSink;
-let c: SeededClient;
-let spy: QuerySpy;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  spy = spyOnQueries(database);
-  warmEvents = recordingSink();
-  coldEvents = recordingSink();
-  warm = await createTestApp({ database, extra: { db: spy.db, eventSink: warmEvents.sink } });
-  cold = await createTestApp({ database, extra: { eventSink: coldEvents.sink } });
-  c = await seedClient(warm);
-});
-afterAll(async () => {
-  await warm.close();
-  await cold.close();
-  await spy.close();
-  await database.close();
-});
+const {
+  t: warm,
+  second: cold,
+  c,
+} = useTestApp({ queries: true, recording: true, secondInstance: { recording: true }, seed: true });
 
 interface Case {
   readonly name: string;
@@ -83,9 +65,9 @@ async function outcome(patcher: TestApp, recorder: RecordingSink, x: Case) {
   if (created.statusCode !== 201) return { created: created.statusCode };
   const id = created.json().id as string;
   await recorder.clear();
-  spy.reset();
+  warm.queries.reset();
   const res = await scim(patcher, c, "PATCH", `/Users/${id}`, x.body);
-  const statements = spy.mentioning("identities");
+  const statements = warm.queries.mentioning("identities");
   const stored = (await scim(cold, c, "GET", `/Users/${id}`)).body;
   const events = await recorder.events();
   await scim(warm, c, "DELETE", `/Users/${id}`);
@@ -110,8 +92,8 @@ describe("PATCH on the remembered document (one round trip) and on a read one", 
   });
 
   it.each(cases.map((x) => [x.name, x] as const))("%s", async (_name, x) => {
-    const remembered = await outcome(warm, warmEvents, x);
-    const read = await outcome(cold, coldEvents, x);
+    const remembered = await outcome(warm, warm.recorder, x);
+    const read = await outcome(cold, cold.recorder, x);
     expect(remembered).not.toHaveProperty("created");
     expect(remembered.outcome).toEqual(read.outcome);
   });
@@ -119,7 +101,7 @@ describe("PATCH on the remembered document (one round trip) and on a read one", 
   it("Okta's deactivation is one statement on the remembered document, two without", async () => {
     const x = idpCases().find((y) => y.name === "okta-patch-deactivate");
     if (x === undefined) throw new Error("fixture missing");
-    const remembered = await outcome(warm, warmEvents, x);
+    const remembered = await outcome(warm, warm.recorder, x);
     expect(remembered.outcome?.status).toBe(200);
     expect(remembered.statements).toBe(1);
     // The cold instance's statements do not pass the spy; the warm one forgetting the user reads it first.
@@ -129,12 +111,12 @@ describe("PATCH on the remembered document (one round trip) and on a read one", 
       schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "title", value: "t" }],
     });
-    spy.reset();
+    warm.queries.reset();
     const res = await scim(warm, c, "PATCH", `/Users/${id}`, x.body);
     expect(res.statusCode).toBe(200);
     expect(res.json().active).toBe(false);
     expect(res.json().title).toBe("t");
     // The remembered version was outdated by the other instance: the guarded write missed, then read and wrote.
-    expect(spy.mentioning("identities")).toBe(3);
+    expect(warm.queries.mentioning("identities")).toBe(3);
   });
 });

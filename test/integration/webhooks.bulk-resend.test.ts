@@ -1,9 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
-import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents, testWebhooks, userUpdate as update } from "../helpers/webhooks.js";
 import { useTestApp } from "../helpers/suite.js";
 
 const { t, database, clock, receiver } = useTestApp({
@@ -21,11 +20,6 @@ beforeAll(async () => {
 });
 beforeEach(() => receiver.reset());
 
-const update = (userId: string, n: number): DirectoryEvent => ({
-  kind: "user.updated",
-  resourceId: userId,
-  data: userEventData({ id: userId, userName: `u-${userId}@example.com`, displayName: String(n) }),
-});
 const label = (json: Record<string, unknown>) =>
   `${(json.data as { id: string }).id.slice(-4)}:${(json.data as { raw: { displayName: string } }).raw.displayName}`;
 const drain = () => testWebhooks(database.db, clock).dispatcher.drain();

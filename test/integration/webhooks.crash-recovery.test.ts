@@ -1,6 +1,5 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { MAX_INTERRUPTED } from "../../src/webhooks/dispatcher.js";
@@ -8,7 +7,7 @@ import type { Webhooks } from "../../src/webhooks/index.js";
 import { INTERRUPTED_ERROR } from "../../src/webhooks/outbox-repo.js";
 import { HttpWebhookSender, type WebhookSender } from "../../src/webhooks/sender.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
-import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents, testWebhooks, numberOf, userUpdate as update } from "../helpers/webhooks.js";
 import { useTestApp } from "../helpers/suite.js";
 import { LOOPBACK_WEBHOOK_ALLOW } from "../helpers/constants.js";
 
@@ -33,14 +32,6 @@ afterAll(async () => {
   await real.close();
 });
 beforeEach(() => receiver.reset());
-
-const update = (userId: string, n: number): DirectoryEvent => ({
-  kind: "user.updated",
-  resourceId: userId,
-  data: userEventData({ id: userId, userName: `u-${userId}@example.com`, displayName: String(n) }),
-});
-const numberOf = (json: Record<string, unknown>) =>
-  Number((json.data as { raw: { displayName: string } }).raw.displayName);
 
 /** Sends `survives` events for real, then sends one more and never returns: the process died mid-delivery. */
 function dyingAfter(survives: number): WebhookSender {

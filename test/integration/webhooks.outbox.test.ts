@@ -1,15 +1,14 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { openDatabase } from "../../src/storage/database.js";
 import { LEASE_MARGIN_MS, MAX_INTERRUPTED } from "../../src/webhooks/dispatcher.js";
 import { type ClaimedEvent, claimDue, type OutboxKey, recordAndStart } from "../../src/webhooks/outbox-repo.js";
-import { createTestApp, createTestDatabase, type TestDatabase } from "../helpers/app.js";
+import { createTestApp } from "../helpers/app.js";
+import { useTestApp } from "../helpers/suite.js";
 import { type SeededClient, seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents, testWebhooks, numberOf, userUpdate as update } from "../helpers/webhooks.js";
 
 const SECRET = "whsec_outbox_test";
 const TIMEOUT_MS = 2000;
@@ -22,35 +21,19 @@ const complete = (events: readonly ClaimedEvent[]) =>
     [],
     clock.now(),
   );
-let database: TestDatabase;
-let receiver: WebhookReceiver;
-let clock: ManualClock;
+const { database, receiver } = useTestApp({ app: false, hooks: true });
+const clock = new ManualClock(Date.now());
 let c: SeededClient;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  receiver = await startWebhookReceiver();
-  clock = new ManualClock(Date.now());
   await sql`insert into webhook_dispatchers (id, heartbeat_at, started_at)
     values (${OWNER.owner}::uuid, now() + interval '1 day', now())`.execute(database.db);
   const setup = await createTestApp({ database, clock, webhooks: true });
   c = await seedClient(setup, { webhook: { url: receiver.url, secret: SECRET } });
   await setup.close();
 });
-afterAll(async () => {
-  await database.close();
-  await receiver.close();
-});
 beforeEach(() => receiver.reset());
 
-/** One user.updated per call; `seq` travels in the user's displayName so receivers can check the order. */
-const update = (userId: string, seq: number): DirectoryEvent => ({
-  kind: "user.updated",
-  resourceId: userId,
-  data: userEventData({ id: userId, userName: `u-${userId}@example.com`, displayName: String(seq) }),
-});
-const seqOf = (json: Record<string, unknown>) =>
-  Number(((json.data as { raw: { displayName: string } }).raw as { displayName: string }).displayName);
 const userOf = (json: Record<string, unknown>) => (json.data as { id: string }).id;
 
 /** Per user, the displayName sequence numbers in the order the receiver got them. */
@@ -58,7 +41,7 @@ function arrivalOrder(): Map<string, number[]> {
   const order = new Map<string, number[]>();
   for (const r of receiver.received) {
     const list = order.get(userOf(r.json)) ?? [];
-    list.push(seqOf(r.json));
+    list.push(numberOf(r.json));
     order.set(userOf(r.json), list);
   }
   return order;
@@ -131,7 +114,7 @@ describe("claiming (a backlog costs one index probe per resource)", () => {
     for (let i = 0; i < 6; i++) {
       const claim = await claimOne(after);
       after = claim.cursor;
-      for (const e of claim.events) claimed.push({ user: e.orderingKey, seq: seqOf(JSON.parse(e.body)) });
+      for (const e of claim.events) claimed.push({ user: e.orderingKey, seq: numberOf(JSON.parse(e.body)) });
     }
     expect(await claimOne(after)).toEqual({ events: [], cursor: undefined });
     // Each resource's second event waits until every other resource had its turn, not the first one's order.
@@ -196,13 +179,13 @@ describe("durability", () => {
       claimToken: "dead-instance",
       ...OWNER,
     });
-    expect(claimed.map((e) => seqOf(JSON.parse(e.body)))).toEqual([1]);
+    expect(claimed.map((e) => numberOf(JSON.parse(e.body)))).toEqual([1]);
 
     // While the lease holds, the resource is blocked: neither the head nor the next event goes out.
     expect(await webhooks.dispatcher.drain()).toBe(0);
     clock.advance(TIMEOUT_MS + LEASE_MARGIN_MS + 1);
     expect(await webhooks.dispatcher.drain()).toBe(2);
-    expect(receiver.received.map((r) => seqOf(r.json))).toEqual([1, 2]);
+    expect(receiver.received.map((r) => numberOf(r.json))).toEqual([1, 2]);
     expect(receiver.received[0]?.headers["webhook-id"]).toBe(claimed[0]?.id);
   });
 

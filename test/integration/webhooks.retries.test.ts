@@ -1,10 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { type DirectoryEvent, userEventData } from "../../src/directory/events.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { RETRY_SCHEDULE_MS } from "../../src/webhooks/dispatcher.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
-import { outboxCount, recordEvents, testWebhooks } from "../helpers/webhooks.js";
+import { outboxCount, recordEvents, testWebhooks, userUpdate as update } from "../helpers/webhooks.js";
 import { useTestApp } from "../helpers/suite.js";
 
 const { t, database, clock, receiver } = useTestApp({
@@ -19,11 +18,6 @@ const client = (retry?: string) =>
     webhook: { url: receiver.url, secret: "whsec_retry_0123456789", ...(retry === undefined ? {} : { retry }) },
     log_webhook_events: true,
   });
-const update = (userId: string, n: number): DirectoryEvent => ({
-  kind: "user.updated",
-  resourceId: userId,
-  data: userEventData({ id: userId, userName: `u-${userId}@example.com`, displayName: String(n) }),
-});
 const label = (json: Record<string, unknown>) =>
   `${(json.data as { id: string }).id.slice(-4)}:${(json.data as { raw: { displayName: string } }).raw.displayName}`;
 /** A fresh dispatcher each time: the retry schedule lives in PostgreSQL, not in a process. */

@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookSender } from "../../src/webhooks/sender.js";
 import { LEASE_MARGIN_MS } from "../../src/webhooks/dispatcher.js";
-import {
-  createTestApp,
-  createTestDatabase,
-  type ReceiverApp,
-  type TestApp,
-  type TestDatabase,
-} from "../helpers/app.js";
+import { createTestApp, type ReceiverApp, type TestApp, type TestDatabase } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
-import { checkedDelivery, kinds, startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { checkedDelivery, kinds } from "../helpers/webhook-receiver.js";
 import { outboxCount } from "../helpers/webhooks.js";
+import { useTestApp } from "../helpers/suite.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 const TIMEOUT_MS = 2000;
@@ -108,16 +103,7 @@ describe("a SCIM write wakes the running dispatcher", () => {
 });
 
 describe("restart between commit and dispatch", () => {
-  let database: TestDatabase;
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    receiver = await startWebhookReceiver();
-  });
-  afterAll(async () => {
-    await database.close();
-    await receiver.close();
-  });
+  const { database, receiver } = useTestApp({ app: false, hooks: true });
 
   it("an event committed by a closed instance is delivered by a new instance on the same database", async () => {
     const first = await createTestApp({ database, receiver });
@@ -167,21 +153,16 @@ describe("restart between commit and dispatch", () => {
 });
 
 describe("two instances on one database", () => {
-  let database: TestDatabase;
-  let receiver: WebhookReceiver;
+  const { database, receiver } = useTestApp({ app: false, hooks: true });
   let a: ReceiverApp;
   let b: ReceiverApp;
   beforeAll(async () => {
-    database = await createTestDatabase();
-    receiver = await startWebhookReceiver();
     a = await createTestApp({ database, receiver, webhooks: { pollIntervalMs: 5, concurrency: 8 } });
     b = await createTestApp({ database, receiver, webhooks: { pollIntervalMs: 5, concurrency: 8 } });
   });
   afterAll(async () => {
     await a.close();
     await b.close();
-    await database.close();
-    await receiver.close();
   });
 
   it("never deliver one event twice (many events, both dispatchers running)", async () => {

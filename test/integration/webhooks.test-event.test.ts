@@ -3,22 +3,20 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { adminCall, adminHeaders, type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-import { createTestApp, type WebhooksApp } from "../helpers/app.js";
+import { useTestApp } from "../helpers/suite.js";
 
 const SECRET = "whsec_dGVzdC1ldmVudC1zZWNyZXQtMDEyMzQ1Njc4OQ==";
 /** Longer than the 4 KiB the event log keeps; ends in a marker that must not be kept. */
 const LONG_ANSWER = `${"é".repeat(2100)}END-OF-ANSWER`;
 
-let w: WebhooksApp;
-let receiver: WebhookReceiver;
+// A long poll interval: only the route's wake-up can make the running dispatcher deliver promptly.
+const { t: w, receiver } = useTestApp({ webhooks: { pollIntervalMs: 600_000 }, hooks: true });
 let verbose: Server;
 let verboseUrl: string;
 let trickle: Server;
 let trickleUrl: string;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
   // A receiver whose answer is larger than what the event log keeps.
   verbose = createServer((req, res) => {
     req.resume();
@@ -36,13 +34,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => trickle.listen(0, "127.0.0.1", resolve));
   trickleUrl = `http://127.0.0.1:${(trickle.address() as AddressInfo).port}/hook`;
-  // A long poll interval: only the route's wake-up can make the running dispatcher deliver promptly.
-  w = await createTestApp({ webhooks: { pollIntervalMs: 600_000 } });
 });
 afterAll(async () => {
   await w.webhooks.dispatcher.stop();
-  await w.close();
-  await receiver.close();
   await new Promise((resolve) => verbose.close(resolve));
   trickle.closeAllConnections();
   await new Promise((resolve) => trickle.close(resolve));

@@ -1,14 +1,8 @@
 import { readFile } from "node:fs/promises";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
+import { expect, it } from "vitest";
+import { useTestApp } from "../helpers/suite.js";
 
-let o: ObservedApp;
-beforeAll(async () => {
-  o = await createObservedApp({ pools: { main: { totalCount: 1, idleCount: 1, waitingCount: 0 } } });
-});
-afterAll(async () => {
-  await o.close();
-});
+const o = useTestApp({ observed: { pools: { main: { totalCount: 1, idleCount: 1, waitingCount: 0 } } } });
 
 const readRepoFile = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), "utf8");
 

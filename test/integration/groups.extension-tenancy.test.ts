@@ -1,11 +1,8 @@
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { TestApp } from "../helpers/app.js";
-import { createRecordingApp, type RecordingApp } from "../helpers/events.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { CONTOSO_GROUP_EXTENSION, CONTOSO_GROUP_URN } from "../helpers/extensions.js";
 import { FULL_GROUP_PATCH, patchGroup } from "../helpers/groups.js";
 import { GROUP_SCHEMA } from "../helpers/constants.js";
-import { appWithClients } from "../helpers/clients.js";
-import type { SeededClient } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 import { scim } from "../helpers/seed.js";
 
 /**
@@ -20,29 +17,19 @@ const OTHER_EXTENSION = {
   attributes: [{ name: "region", type: "string", filterable: true }],
 };
 const KEPT_URN = "urn:acme:undeclared:1.0:group";
-let app: RecordingApp;
-const ctx = appWithClients(
-  {
+const {
+  t,
+  clients: { entra, okta, keeper },
+} = useTestApp({
+  recording: true,
+  clients: {
     entra: { extensions: [CONTOSO_GROUP_EXTENSION], ...FULL_GROUP_PATCH },
     okta: { extensions: [OTHER_EXTENSION], ...FULL_GROUP_PATCH },
     keeper: { unknown_extensions: "store", ...FULL_GROUP_PATCH },
   },
-  {
-    sameOrganization: true,
-    start: async () => {
-      app = await createRecordingApp();
-      return app;
-    },
-  },
-);
-let t: TestApp;
-let entra: SeededClient;
-let okta: SeededClient;
-let keeper: SeededClient;
-beforeAll(() => {
-  ({ t, entra, okta, keeper } = ctx);
+  sameOrganization: true,
 });
-beforeEach(async () => app.recorder.clear());
+beforeEach(async () => t.recorder.clear());
 
 async function shared(name: string) {
   const res = await scim(t, entra, "POST", "/Groups", {
@@ -91,7 +78,7 @@ describe("two clients of one organization", () => {
 
   it("webhook raw carries the extension objects the writing client sees", async () => {
     const { id } = await shared("Shared 4");
-    const events = await app.recorder.events();
+    const events = await t.recorder.events();
     const created = events.find((e) => e.kind === "group.created" && e.resourceId === id);
     expect(created?.data.raw).toEqual({
       schemas: [GROUP_SCHEMA, CONTOSO_GROUP_URN],
@@ -111,10 +98,10 @@ describe("two clients of one organization", () => {
 
   it("a PATCH that changes nothing records no event", async () => {
     const { id } = await shared("Shared 5");
-    await app.recorder.clear();
+    await t.recorder.clear();
     const same = await patchGroup(t, okta, id, [{ op: "add", path: `${OTHER_URN}:region`, value: "emea" }]);
     expect(same.statusCode).toBe(200);
-    expect(await app.recorder.events()).toEqual([]);
+    expect(await t.recorder.events()).toEqual([]);
   });
 });
 

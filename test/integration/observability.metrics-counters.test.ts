@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createIssuedKey, verifyKey } from "../helpers/api-keys.js";
-import { createObservedApp, type ObservedApp } from "../helpers/observability.js";
+import { useTestApp } from "../helpers/suite.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
-let o: ObservedApp;
-let receiver: WebhookReceiver;
 const pool = { totalCount: 7, idleCount: 5, waitingCount: 1 };
 
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  o = await createObservedApp({ pools: { main: pool } });
-});
-afterAll(async () => {
-  await o.close();
-  await receiver.close();
-});
+const o = useTestApp({ observed: { pools: { main: pool } }, hooks: true });
+const { receiver } = o;
 
 async function scrape(): Promise<string> {
   const res = await o.t.request({ method: "GET", url: "/metrics" });

@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
 import { ADMIN_TOKEN } from "../helpers/constants.js";
-import { useSecondInstance, useTestApp } from "../helpers/suite.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const { t: a } = useTestApp();
-const b = useSecondInstance(a);
+const { t: a, second: b } = useTestApp({ secondInstance: true });
 
 const withToken = (t: TestApp, token: string, method: "GET" | "POST" | "DELETE", url: string, payload?: unknown) =>
   t.request({

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
-import { useSecondInstance, useTestApp } from "../helpers/suite.js";
+import { useTestApp } from "../helpers/suite.js";
 
-const { t: a } = useTestApp();
 // A second Roster instance on the same database, sharing the clock but not the client cache.
-const b = useSecondInstance(a);
+const { t: a, second: b } = useTestApp({ secondInstance: true });
 
 const usersWith = (t: TestApp, c: SeededClient, secret: string) =>
   t.request({ method: "GET", url: `${c.base}/Users`, headers: { authorization: `Bearer ${secret}` } });

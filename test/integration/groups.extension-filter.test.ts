@@ -1,6 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import type { TestApp } from "../helpers/app.js";
-import { appWithClients } from "../helpers/clients.js";
+import { describe, expect, it } from "vitest";
+import { useTestApp } from "../helpers/suite.js";
 import { CONTOSO_GROUP_EXTENSION, CONTOSO_GROUP_URN } from "../helpers/extensions.js";
 import { patchGroup } from "../helpers/groups.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
@@ -10,13 +9,11 @@ import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.
  * 409 uniqueness within the organization, and groups written before an attribute became indexed.
  */
 const URN = CONTOSO_GROUP_URN;
-const ctx = appWithClients({ c: { extensions: [CONTOSO_GROUP_EXTENSION] } });
-let t: TestApp;
-let c: SeededClient;
+const {
+  t,
+  clients: { c },
+} = useTestApp({ clients: { c: { extensions: [CONTOSO_GROUP_EXTENSION] } } });
 let n = 0;
-beforeAll(() => {
-  ({ t, c } = ctx);
-});
 
 async function group(client: SeededClient, extension: Record<string, unknown>) {
   const res = await scim(t, client, "POST", "/Groups", { displayName: `Filtered ${++n}`, [URN]: extension });

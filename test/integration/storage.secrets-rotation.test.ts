@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resealWebhookSecrets } from "../../src/directory/scim-clients/reseal.js";
 import { ScimClientRepo } from "../../src/directory/scim-clients/repo.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { SecretBox } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { testWebhooks } from "../helpers/webhooks.js";
+import { useTestApp } from "../helpers/suite.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 
 const OLD = Buffer.from("old-roster-secret-key-0123456789abcdef");
@@ -16,17 +16,8 @@ const NEW = Buffer.from("new-roster-secret-key-0123456789abcdef");
 const WEBHOOK_SECRET = "whsec_rotation_test_0123456789";
 const silent = createLogger("silent");
 
-let database: TestDatabase;
-let receiver: WebhookReceiver;
 const clock = new ManualClock(Date.now());
-beforeAll(async () => {
-  database = await createTestDatabase();
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await database.close();
-  await receiver.close();
-});
+const { database, receiver } = useTestApp({ app: false, hooks: true });
 
 /** One Roster process's view: the same database, started with the given ROSTER_SECRETS. */
 async function instance(secrets: Buffer[]) {

@@ -3,29 +3,26 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createObservability, startTracing, type Tracing } from "../../src/observability/index.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { createLogger } from "../../src/platform/logger.js";
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from "../helpers/app.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { useTestApp } from "../helpers/suite.js";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../helpers/otlp-receiver.js";
 import { seedClient } from "../helpers/seed.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { testWebhooks } from "../helpers/webhooks.js";
 import type { Webhooks } from "../../src/webhooks/index.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 
+const { database, receiver: hooks } = useTestApp({ app: false, hooks: true });
 let collector: OtlpReceiver;
-let hooks: WebhookReceiver;
 let tracing: Tracing;
-let database: TestDatabase;
 let webhooks: Webhooks;
 let t: TestApp;
 
 beforeAll(async () => {
   collector = await startOtlpReceiver();
-  hooks = await startWebhookReceiver();
   // The standard variables, read by the SDK itself.
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = collector.url;
   process.env.OTEL_SERVICE_NAME = "roster-under-test";
   tracing = startTracing();
-  database = await createTestDatabase();
   const clock = new ManualClock(Date.now());
   const observability = createObservability({
     db: database.db,
@@ -39,9 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await webhooks.dispatcher.stop();
   await t.close();
-  await database.close();
   await tracing.shutdown();
-  await hooks.close();
   await collector.close();
 });
 

@@ -2,25 +2,19 @@ import { sql } from "kysely";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIssuedKey } from "../helpers/api-keys.js";
-import { createTestApp, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { openExplainer, planOf, type QuerySpy } from "../helpers/query-spy.js";
-import { adminCall, type SeededClient, seedClient } from "../helpers/seed.js";
+import { openExplainer, planOf } from "../helpers/query-spy.js";
+import { adminCall } from "../helpers/seed.js";
+import { useTestApp } from "../helpers/suite.js";
 
 /**
  * Keys follow their person without slowing anything down: verification reads the actor identity by primary key,
  * and the deleting transaction finds an identity's keys by index. Plans are taken with `enable_seqscan = off` on
  * 5000 analysed identities, each with a key, so a statement without a usable index would show a Seq Scan.
  */
-let database: TestDatabase;
-let logged: QuerySpy;
-let t: TestApp;
-let c: SeededClient;
+const { t, c, database } = useTestApp({ queries: true, seed: true });
 let explainer: pg.Client;
 
 beforeAll(async () => {
-  const app = await createTestApp({ queries: true });
-  [t, database, logged] = [app, app.database, app.queries];
-  c = await seedClient(t);
   await sql`insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at)
     select gen_random_uuid(), ${c.organizationId}::uuid, g % 2 = 0, 'bulk' || g || '@example.com',
       '{}'::jsonb, now(), now()
@@ -34,13 +28,12 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await explainer.end();
-  await t.close();
 });
 
 async function plansOfApiKeyQueries(run: () => Promise<void>): Promise<string[]> {
-  const before = logged.queries.length;
+  const before = t.queries.queries.length;
   await run();
-  const ran = logged.queries.slice(before).filter((q) => /\bapi_keys\b/.test(q.sql));
+  const ran = t.queries.queries.slice(before).filter((q) => /\bapi_keys\b/.test(q.sql));
   expect(ran.length).toBeGreaterThan(0);
   const plans: string[] = [];
   for (const q of ran) {
