@@ -453,7 +453,8 @@ describe("admin portal in Chromium", () => {
     await page.getByLabel("Actor id").fill(made.adaId);
     await page.getByRole("button", { name: "Create key" }).click();
     await page.getByLabel("Secret of ada laptop", { exact: true }).waitFor();
-    // The feed from now on: empty, then Okta deactivates Ada and the change shows up when asked.
+    // The feed from now on: empty, then Okta deactivates Ada and the change shows up when asked, with the suspension
+    // of the key that follows her.
     await page.goto(`${origin}/portal/organizations/${made.orgId}/events`);
     await page.getByLabel("Start from").selectOption("now");
     await page.getByText("Changes made from now on appear here").waitFor();
@@ -466,8 +467,9 @@ describe("admin portal in Chromium", () => {
         },
         { timeout: 90_000 },
       )
-      .toBe(1);
+      .toBe(2);
     await page.getByRole("button", { name: "user.updated" }).waitFor();
+    await page.getByRole("button", { name: "api_key.suspended" }).waitFor();
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByText(/^Suspended: the identity it acts for is inactive/).waitFor();
     await page.getByRole("list", { name: "Issued keys" }).getByText("suspended", { exact: true }).waitFor();

@@ -168,7 +168,7 @@ describe("a setup link in Chromium", () => {
     await page.getByRole("link", { name: "Connections", exact: true }).click();
     await page.getByRole("heading", { name: "Users: 1" }).waitFor();
     await page.getByRole("cell", { name: "ada@acme.example" }).waitFor();
-    expect(await page.getByRole("heading", { name: "Groups: 0" }).count()).toBe(1);
+    await page.getByRole("heading", { name: "Groups: 0" }).waitFor();
     const row = page.getByRole("list", { name: "Connections" }).getByRole("listitem");
     expect(await row.textContent()).toContain("Connected");
     expect(await row.getByRole("link", { name: "Okta" }).count()).toBe(1);
