@@ -16,8 +16,8 @@ const PROBE_FRESH_MS = 500;
 const KNOWN_DOWN_GRACE_MS = 100;
 
 /**
- * Whether the database answers at all, as a client sees it end to end: a fresh connection that runs `select 1`
- * within PROBE_SHARE of the connect timeout. A connection that a pooler accepts while it has no server (PgBouncer holds the
+ * Whether the database answers at all, as a client sees it end to end: a fresh connection that runs a statement
+ * within PROBE_SHARE of the connect timeout, and no commit stuck waiting for a synchronous standby (commitsAnswer). A connection that a pooler accepts while it has no server (PgBouncer holds the
  * query until `query_wait_timeout`) and a black-holed network (nothing answers, nothing fails) look alike to a
  * statement under way and to a slow one; the probe tells them apart.
  *
@@ -66,7 +66,21 @@ export class DatabaseLiveness {
   }
 }
 
-/** A fresh connection and `select 1` within `deadlineMs`; never rejects. */
+/**
+ * The probe's statement: true unless a commit has waited longer than `waitedMs` for a synchronous standby. A primary
+ * without its standby under `synchronous_mode_strict` (the minute after a failover, until the old primary rejoins)
+ * answers every read, and `select 1`, at once, while every commit waits — on the server, out of reach of
+ * `statement_timeout` — for as long as the standby is missing. Such a wait is an outage for writes. The probe sees
+ * only this role's sessions, which are the ones Roster's statements run in.
+ */
+function commitsAnswer(waitedMs: number): string {
+  return (
+    "select not exists (select 1 from pg_stat_activity where wait_event = 'SyncRep'" +
+    ` and query_start < clock_timestamp() - interval '${Math.round(waitedMs)} milliseconds') as ok`
+  );
+}
+
+/** A fresh connection and a statement (commitsAnswer) answered within `deadlineMs`; never rejects. */
 async function probe(url: string, deadlineMs: number): Promise<boolean> {
   const client = new ResilientClient({ connectionString: url, connectionTimeoutMillis: deadlineMs });
   let timer: NodeJS.Timeout | undefined;
@@ -77,9 +91,9 @@ async function probe(url: string, deadlineMs: number): Promise<boolean> {
   });
   const answered = client
     .connect()
-    .then(() => client.query("select 1"))
+    .then(() => client.query(commitsAnswer(deadlineMs)) as Promise<pg.QueryResult<{ ok: boolean }>>)
     .then(
-      () => true,
+      (r) => r.rows[0]?.ok === true,
       () => false,
     );
   const ok = await Promise.race([answered, late]);
