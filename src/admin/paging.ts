@@ -57,3 +57,15 @@ export const requireUuid = (value: string, what: string): string => {
   if (!isUuid(value)) throw invalidArgument(`${what} must be a UUID`);
   return value.toLowerCase();
 };
+
+/** An optional UUID query parameter: absent or empty means "any". */
+export const optionalUuid = (value: string | undefined, what: string): string | undefined =>
+  value === undefined || value === "" ? undefined : requireUuid(value, what);
+
+/** A list page narrowed to one organization by `organization_id` (absent or empty: every organization). */
+export function parseOrgPageRequest(
+  query: Record<string, unknown> & { organization_id?: string },
+): PageRequest & { readonly orgId: string | undefined } {
+  const page = parsePageRequest(query);
+  return { ...page, orgId: optionalUuid(query.organization_id, "organization_id") };
+}

@@ -8,7 +8,7 @@ import type { Clock } from "../../platform/clock.js";
 import { isUuid } from "../../platform/ids.js";
 import { toAdminError } from "../domain-errors.js";
 import { invalidArgument, notFound } from "../errors.js";
-import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { optionalUuid, pageOf, parsePageRequest, requireUuid } from "../paging.js";
 import {
   ApiKeyJson,
   ApiKeyWithSecretJson,
@@ -165,7 +165,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
       throw invalidArgument("show_revoked must be true or false");
     }
     const filter: ListFilter = {
-      organizationId: org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
+      organizationId: optionalUuid(org, "organization_id"),
       actorId: actor === undefined || actor === "" ? undefined : actor,
       showRevoked: showRevoked === "true",
     };

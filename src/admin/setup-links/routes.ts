@@ -10,10 +10,10 @@ import type { Clock } from "../../platform/clock.js";
 import { isUuid } from "../../platform/ids.js";
 import { invalidArgument, notFound } from "../errors.js";
 import type { JsonObject } from "../json.js";
-import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { pageOf, parseOrgPageRequest } from "../paging.js";
 import { parseTime } from "../routes/api-keys-fields.js";
 import { validateHttpUrl } from "../routes/scim-client-fields.js";
-import { Empty, errors, Page } from "../schemas/kit.js";
+import { Empty, errors, pageSchema } from "../schemas/kit.js";
 import { CreateSetupLinkBody, ListSetupLinksQuery, SetupLinkJson, SetupLinkParams } from "./schemas.js";
 
 export interface SetupLinkRouteDeps {
@@ -59,21 +59,10 @@ export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkR
 
   scope.get<{ Querystring: Static<typeof ListSetupLinksQuery> }>(
     "/setupLinks",
-    {
-      schema: {
-        tags,
-        querystring: ListSetupLinksQuery,
-        response: { 200: Page("setup_links", SetupLinkJson), ...errors },
-      },
-    },
+    { schema: pageSchema(tags, ListSetupLinksQuery, "setup_links", SetupLinkJson) },
     async (req) => {
-      const page = parsePageRequest(req.query);
-      const org = req.query.organization_id;
-      const rows = await setupLinks.list(
-        org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
-        page.after,
-        page.pageSize + 1,
-      );
+      const page = parseOrgPageRequest(req.query);
+      const rows = await setupLinks.list(page.orgId, page.after, page.pageSize + 1);
       const { items, next_page_token } = pageOf(rows, page.pageSize, (l) => l.id);
       return { setup_links: items.map((l) => json(l)), next_page_token };
     },
