@@ -7,10 +7,9 @@ import {
 } from "../../directory/setup-links/service.js";
 import { type SetupLink, setupLinkStateOf } from "../../directory/setup-links/types.js";
 import type { Clock } from "../../platform/clock.js";
-import { isUuid } from "../../platform/ids.js";
 import { invalidArgument, notFound } from "../errors.js";
 import type { JsonObject } from "../json.js";
-import { pageOf, parseOrgPageRequest } from "../paging.js";
+import { pageOf, parseOrgPageRequest, pathUuid } from "../paging.js";
 import { parseTime } from "../routes/api-keys-fields.js";
 import { validateHttpUrl } from "../routes/scim-client-fields.js";
 import { Empty, errors, pageSchema } from "../schemas/kit.js";
@@ -29,9 +28,10 @@ const tags = ["Setup links"];
 export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkRouteDeps): void {
   const { setupLinks, clock } = deps;
   const json = (l: SetupLink, extra: JsonObject = {}) => setupLinkJson(l, clock.now(), extra);
-  const idOf = (raw: string): string => {
-    if (!isUuid(raw)) throw notFound(`setup link ${raw} does not exist`);
-    return raw.toLowerCase();
+  const idOf = (raw: string): string => pathUuid(raw, "setup link");
+  const existing = (link: SetupLink | undefined, raw: string): SetupLink => {
+    if (link === undefined) throw notFound(`setup link ${raw} does not exist`);
+    return link;
   };
 
   scope.post<{ Body: Static<typeof CreateSetupLinkBody> }>(
@@ -72,9 +72,7 @@ export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkR
     "/setupLinks/:id",
     { schema: { tags, params: SetupLinkParams, response: { 200: SetupLinkJson, ...errors } } },
     async (req) => {
-      const link = await setupLinks.get(idOf(req.params.id));
-      if (link === undefined) throw notFound(`setup link ${req.params.id} does not exist`);
-      return json(link);
+      return json(existing(await setupLinks.get(idOf(req.params.id)), req.params.id));
     },
   );
 
@@ -82,8 +80,7 @@ export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkR
     "/setupLinks/:id",
     { schema: { tags, params: SetupLinkParams, response: { 200: Empty, ...errors } } },
     async (req) => {
-      const link = await setupLinks.revoke(idOf(req.params.id));
-      if (link === undefined) throw notFound(`setup link ${req.params.id} does not exist`);
+      existing(await setupLinks.revoke(idOf(req.params.id)), req.params.id);
       return {};
     },
   );
