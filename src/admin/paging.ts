@@ -1,5 +1,5 @@
 import { isUuid } from "../platform/ids.js";
-import { invalidArgument } from "./errors.js";
+import { invalidArgument, notFound } from "./errors.js";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
@@ -57,3 +57,21 @@ export const requireUuid = (value: string, what: string): string => {
   if (!isUuid(value)) throw invalidArgument(`${what} must be a UUID`);
   return value.toLowerCase();
 };
+
+/** An id in a path: a malformed one names nothing, so it is a 404 like any other missing `what`. */
+export const pathUuid = (raw: string, what: string): string => {
+  if (!isUuid(raw)) throw notFound(`${what} ${raw} does not exist`);
+  return raw.toLowerCase();
+};
+
+/** An optional UUID query parameter: absent or empty means "any". */
+export const optionalUuid = (value: string | undefined, what: string): string | undefined =>
+  value === undefined || value === "" ? undefined : requireUuid(value, what);
+
+/** A list page narrowed to one organization by `organization_id` (absent or empty: every organization). */
+export function parseOrgPageRequest(
+  query: Record<string, unknown> & { organization_id?: string },
+): PageRequest & { readonly orgId: string | undefined } {
+  const page = parsePageRequest(query);
+  return { ...page, orgId: optionalUuid(query.organization_id, "organization_id") };
+}

@@ -18,11 +18,12 @@ export type ApiKeyErrorReason =
 
 /** The message is safe to show: it names ids and fields, never a secret or a raw key. */
 export class ApiKeyError extends Error {
-  readonly reason: ApiKeyErrorReason;
-  constructor(reason: ApiKeyErrorReason, message: string) {
+  constructor(
+    readonly reason: ApiKeyErrorReason,
+    message: string,
+  ) {
     super(message);
     this.name = "ApiKeyError";
-    this.reason = reason;
   }
 }
 

@@ -47,32 +47,20 @@ export class Metrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
-    this.#scimTotal = new Counter({
-      name: "roster_scim_requests_total",
-      help: "SCIM requests answered, by operation and status class",
-      labelNames: ["operation", "status_class"],
-      registers,
-    });
-    this.#scimDuration = new Histogram({
-      name: "roster_scim_request_duration_seconds",
-      help: "SCIM request latency, from receiving the request to the last byte of the answer",
-      labelNames: ["operation"],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.#adminTotal = new Counter({
-      name: "roster_admin_requests_total",
-      help: "Admin API requests answered, by operation and status class",
-      labelNames: ["operation", "status_class"],
-      registers,
-    });
-    this.#adminDuration = new Histogram({
-      name: "roster_admin_request_duration_seconds",
-      help: "Admin API request latency",
-      labelNames: ["operation"],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    const total = (name: string, help: string) =>
+      new Counter({ name, help, labelNames: ["operation", "status_class"], registers });
+    const duration = (name: string, help: string) =>
+      new Histogram({ name, help, labelNames: ["operation"], buckets: LATENCY_BUCKETS, registers });
+    this.#scimTotal = total("roster_scim_requests_total", "SCIM requests answered, by operation and status class");
+    this.#scimDuration = duration(
+      "roster_scim_request_duration_seconds",
+      "SCIM request latency, from receiving the request to the last byte of the answer",
+    );
+    this.#adminTotal = total(
+      "roster_admin_requests_total",
+      "Admin API requests answered, by operation and status class",
+    );
+    this.#adminDuration = duration("roster_admin_request_duration_seconds", "Admin API request latency");
     this.#deliveries = new Counter({
       name: "roster_webhook_deliveries_total",
       help: "Webhook delivery attempts, by outcome (success: a 2xx answer; failure: another status; error: no answer)",
@@ -150,22 +138,25 @@ export class Metrics {
       });
       return pending;
     };
-    new Gauge({
-      name: "roster_webhook_outbox_backlog",
-      help: "Webhook events recorded and not yet delivered (counted up to 100000)",
-      registers: [this.registry],
-      async collect() {
-        this.set((await once()).backlog);
-      },
-    });
-    new Gauge({
-      name: "roster_webhook_outbox_oldest_age_seconds",
-      help: "Age of the oldest undelivered webhook event; 0 when the outbox is empty",
-      registers: [this.registry],
-      async collect() {
-        this.set((await once()).oldestAgeSeconds);
-      },
-    });
+    const gauge = (name: string, help: string, value: (stats: OutboxStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        async collect() {
+          this.set(value(await once()));
+        },
+      });
+    gauge(
+      "roster_webhook_outbox_backlog",
+      "Webhook events recorded and not yet delivered (counted up to 100000)",
+      (s) => s.backlog,
+    );
+    gauge(
+      "roster_webhook_outbox_oldest_age_seconds",
+      "Age of the oldest undelivered webhook event; 0 when the outbox is empty",
+      (s) => s.oldestAgeSeconds,
+    );
   }
 }
 

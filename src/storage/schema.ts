@@ -8,14 +8,7 @@ import type {
   WebhookDispatchersTable,
 } from "./schema-operations.js";
 
-export type {
-  AdminAuditLogTable,
-  AdminTokensTable,
-  SetupLinksTable,
-  ScimRequestCountsTable,
-  ScimRequestLogTable,
-  WebhookDispatchersTable,
-} from "./schema-operations.js";
+export type * from "./schema-operations.js";
 
 /** The only place row types live (with schema-operations.ts). Column names are snake_case, as in SQL. */
 export interface Database {

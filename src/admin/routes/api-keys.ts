@@ -5,10 +5,9 @@ import { batchFailure } from "../../apikeys/batch.js";
 import type { ListFilter } from "../../apikeys/repo.js";
 import type { ApiKeyService } from "../../apikeys/service.js";
 import type { Clock } from "../../platform/clock.js";
-import { isUuid } from "../../platform/ids.js";
 import { toAdminError } from "../domain-errors.js";
-import { invalidArgument, notFound } from "../errors.js";
-import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { invalidArgument } from "../errors.js";
+import { optionalUuid, pageOf, parsePageRequest, pathUuid, requireUuid } from "../paging.js";
 import {
   ApiKeyJson,
   ApiKeyWithSecretJson,
@@ -54,11 +53,7 @@ const listSchema = (key: string) => ({
  */
 export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDeps): void {
   const { apiKeys, clock } = deps;
-  const keyIdOf = (kind: ApiKeyKind, raw: string): string => {
-    // A malformed id names no key: 404, as for any other missing key.
-    if (!isUuid(raw)) throw notFound(`${kind} API key ${raw} does not exist`);
-    return raw.toLowerCase();
-  };
+  const keyIdOf = (kind: ApiKeyKind, raw: string): string => pathUuid(raw, `${kind} API key`);
 
   scope.post<{ Body: Static<typeof CreateIssuedKeyBody> }>(
     "/issuedApiKeys",
@@ -165,7 +160,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
       throw invalidArgument("show_revoked must be true or false");
     }
     const filter: ListFilter = {
-      organizationId: org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
+      organizationId: optionalUuid(org, "organization_id"),
       actorId: actor === undefined || actor === "" ? undefined : actor,
       showRevoked: showRevoked === "true",
     };

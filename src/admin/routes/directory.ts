@@ -9,7 +9,7 @@ import { isUuid } from "../../platform/ids.js";
 import { ScimError } from "../../scim/errors.js";
 import { parseFilter, type ResourceKind } from "../../scim/query/filter.js";
 import { invalidArgument, notFound } from "../errors.js";
-import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { pageOf, parsePageRequest, pathUuid, requireUuid } from "../paging.js";
 import {
   DirectoryQuery,
   GroupDetailJson,
@@ -56,10 +56,7 @@ const one = (item: object) => ({ tags, params: OrgItemParams, response: { 200: i
  * (`filter=userName eq "ada@example.com"`, docs/scim-users.md); its indexed forms are index probes.
  */
 export function registerDirectoryRoutes(scope: FastifyInstance, deps: DirectoryRouteDeps): void {
-  const orgOf = (raw: string): string => {
-    if (!isUuid(raw)) throw notFound(`organization ${raw} does not exist`);
-    return raw.toLowerCase();
-  };
+  const orgOf = (raw: string): string => pathUuid(raw, "organization");
 
   scope.get<ByOrg>("/organizations/:orgId/users", { schema: list("users", UserSummaryJson) }, async (req) => {
     const query = req.query;

@@ -4,9 +4,9 @@ import type { IdentityService } from "../../directory/identities/service.js";
 import type { Identity } from "../../directory/identities/types.js";
 import { isUuid } from "../../platform/ids.js";
 import { AdminError, notFound } from "../errors.js";
-import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { pageOf, parseOrgPageRequest, requireUuid } from "../paging.js";
 import { IdentityJson, IdParams, ListIdentitiesQuery, VerifyPasswordBody } from "../schemas/directory.js";
-import { errors, Page } from "../schemas/kit.js";
+import { errors, pageSchema } from "../schemas/kit.js";
 import { Type } from "@sinclair/typebox";
 
 /** The admin view of an identity: snake_case, never the password hash. */
@@ -28,19 +28,11 @@ const tags = ["Identities"];
 export function registerIdentityRoutes(scope: FastifyInstance, identities: IdentityService): void {
   scope.get<{ Querystring: Static<typeof ListIdentitiesQuery> }>(
     "/identities",
-    {
-      schema: {
-        tags,
-        querystring: ListIdentitiesQuery,
-        response: { 200: Page("identities", IdentityJson), ...errors },
-      },
-    },
+    { schema: pageSchema(tags, ListIdentitiesQuery, "identities", IdentityJson) },
     async (req) => {
-      const page = parsePageRequest(req.query);
-      const org = req.query.organization_id;
-      const orgId = org === undefined || org === "" ? undefined : requireUuid(org, "organization_id");
+      const page = parseOrgPageRequest(req.query);
       const after = page.after === undefined ? undefined : requireUuid(page.after, "page_token");
-      const rows = await identities.listIdentities(orgId, after, page.pageSize + 1);
+      const rows = await identities.listIdentities(page.orgId, after, page.pageSize + 1);
       const { items, next_page_token } = pageOf(rows, page.pageSize, (i) => i.id);
       return { identities: items.map(identityJson), next_page_token };
     },

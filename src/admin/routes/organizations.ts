@@ -13,7 +13,7 @@ import {
   PageOnlyQuery,
   UpdateOrganizationBody,
 } from "../schemas/directory.js";
-import { Empty, errors, Page } from "../schemas/kit.js";
+import { Empty, errors, pageSchema } from "../schemas/kit.js";
 
 export const organizationJson = (o: Organization) => ({
   id: o.id,
@@ -61,13 +61,7 @@ export function registerOrganizationRoutes(
 
   scope.get<{ Querystring: Static<typeof PageOnlyQuery> }>(
     "/organizations",
-    {
-      schema: {
-        tags,
-        querystring: PageOnlyQuery,
-        response: { 200: Page("organizations", OrganizationJson), ...errors },
-      },
-    },
+    { schema: pageSchema(tags, PageOnlyQuery, "organizations", OrganizationJson) },
     async (req) => {
       const page = parsePageRequest(req.query);
       const rows = await organizations.list(page.after, page.pageSize + 1);

@@ -5,8 +5,8 @@ import type { ScimClient, ScimClientChanges, WebhookRetry } from "../../director
 import { randomToken } from "../../platform/ids.js";
 import { invalidArgument, notFound } from "../errors.js";
 import { isObject, type JsonObject } from "../json.js";
-import { encodePageToken, MAX_PAGE_BYTES, parsePageRequest, requireUuid } from "../paging.js";
-import { Empty, errors, Page } from "../schemas/kit.js";
+import { encodePageToken, MAX_PAGE_BYTES, parseOrgPageRequest } from "../paging.js";
+import { Empty, errors, pageSchema } from "../schemas/kit.js";
 import {
   ClientParams,
   CreateScimClientBody,
@@ -127,22 +127,10 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
 
   scope.get<{ Querystring: Static<typeof ListClientsQuery> }>(
     "/scimClients",
-    {
-      schema: {
-        tags,
-        querystring: ListClientsQuery,
-        response: { 200: Page("scim_clients", ScimClientJson), ...errors },
-      },
-    },
+    { schema: pageSchema(tags, ListClientsQuery, "scim_clients", ScimClientJson) },
     async (req) => {
-      const page = parsePageRequest(req.query);
-      const org = req.query.organization_id;
-      const { clients, more } = await scimClients.list(
-        org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
-        page.after,
-        page.pageSize,
-        MAX_PAGE_BYTES,
-      );
+      const page = parseOrgPageRequest(req.query);
+      const { clients, more } = await scimClients.list(page.orgId, page.after, page.pageSize, MAX_PAGE_BYTES);
       const last = clients.at(-1);
       const next_page_token = more && last !== undefined ? encodePageToken(last.clientId) : "";
       return { scim_clients: clients.map((c) => json(c)), next_page_token };

@@ -115,6 +115,13 @@ export const PageQuery = {
 export const Page = <T extends TSchema>(key: string, item: T) =>
   Type.Object({ [key]: Type.Array(item), next_page_token: Type.String({ description: '"" on the last page' }) });
 
+/** The schema of a list route: its query, and a page of `item`s under `key` or an admin error. */
+export const pageSchema = <T extends TSchema>(tags: string[], querystring: TSchema, key: string, item: T) => ({
+  tags,
+  querystring,
+  response: { 200: Page(key, item), ...errors },
+});
+
 export const Time = Type.String({ description: "RFC 3339 timestamp" });
 export const NullableTime = Nullable(Type.String({ description: "RFC 3339 timestamp" }));
 export const NullableText = Nullable(Type.String());

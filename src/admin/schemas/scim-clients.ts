@@ -58,6 +58,17 @@ const SpcPagination = OptionalFlag(
   "Whether the ServiceProviderConfig carries the RFC 9865 pagination block (default true; some SCIM client libraries refuse it)",
 );
 
+/** The settings a create and a patch both take, in the same form. */
+const Settings = {
+  log_webhook_events: OptionalFlag(),
+  request_log: RequestLog,
+  extensions: Extensions,
+  unknown_extensions: UnknownExtensions,
+  authentication_methods: AuthMethods,
+  service_provider_config_pagination: SpcPagination,
+  group_patch_response: GroupPatchResponse,
+};
+
 export const CreateScimClientBody = Type.Object({
   organization_id: Checked(Type.String({ pattern: UUID_PATTERN, "x-required": true }), {
     pattern: "{path} must be a UUID",
@@ -82,13 +93,7 @@ export const CreateScimClientBody = Type.Object({
       }),
     ),
   ),
-  log_webhook_events: OptionalFlag(),
-  request_log: RequestLog,
-  extensions: Extensions,
-  unknown_extensions: UnknownExtensions,
-  authentication_methods: AuthMethods,
-  service_provider_config_pagination: SpcPagination,
-  group_patch_response: GroupPatchResponse,
+  ...Settings,
 });
 
 const PatchText = Type.Optional(NullableText);
@@ -102,13 +107,7 @@ export const ScimClientPatch = Type.Object({
   tenant: PatchText,
   product: PatchText,
   webhook: Type.Optional(Nullable(Type.Object({ url: PatchText, secret: PatchText, retry: Retry }))),
-  log_webhook_events: OptionalFlag(),
-  request_log: RequestLog,
-  extensions: Extensions,
-  unknown_extensions: UnknownExtensions,
-  authentication_methods: AuthMethods,
-  service_provider_config_pagination: SpcPagination,
-  group_patch_response: GroupPatchResponse,
+  ...Settings,
 });
 
 /** `{scim_client: {...}}` or the fields themselves; `update_mask` names what changes. */

@@ -7,13 +7,12 @@ import {
 } from "../../directory/setup-links/service.js";
 import { type SetupLink, setupLinkStateOf } from "../../directory/setup-links/types.js";
 import type { Clock } from "../../platform/clock.js";
-import { isUuid } from "../../platform/ids.js";
 import { invalidArgument, notFound } from "../errors.js";
 import type { JsonObject } from "../json.js";
-import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { pageOf, parseOrgPageRequest, pathUuid } from "../paging.js";
 import { parseTime } from "../routes/api-keys-fields.js";
 import { validateHttpUrl } from "../routes/scim-client-fields.js";
-import { Empty, errors, Page } from "../schemas/kit.js";
+import { Empty, errors, pageSchema } from "../schemas/kit.js";
 import { CreateSetupLinkBody, ListSetupLinksQuery, SetupLinkJson, SetupLinkParams } from "./schemas.js";
 
 export interface SetupLinkRouteDeps {
@@ -29,9 +28,10 @@ const tags = ["Setup links"];
 export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkRouteDeps): void {
   const { setupLinks, clock } = deps;
   const json = (l: SetupLink, extra: JsonObject = {}) => setupLinkJson(l, clock.now(), extra);
-  const idOf = (raw: string): string => {
-    if (!isUuid(raw)) throw notFound(`setup link ${raw} does not exist`);
-    return raw.toLowerCase();
+  const idOf = (raw: string): string => pathUuid(raw, "setup link");
+  const existing = (link: SetupLink | undefined, raw: string): SetupLink => {
+    if (link === undefined) throw notFound(`setup link ${raw} does not exist`);
+    return link;
   };
 
   scope.post<{ Body: Static<typeof CreateSetupLinkBody> }>(
@@ -59,21 +59,10 @@ export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkR
 
   scope.get<{ Querystring: Static<typeof ListSetupLinksQuery> }>(
     "/setupLinks",
-    {
-      schema: {
-        tags,
-        querystring: ListSetupLinksQuery,
-        response: { 200: Page("setup_links", SetupLinkJson), ...errors },
-      },
-    },
+    { schema: pageSchema(tags, ListSetupLinksQuery, "setup_links", SetupLinkJson) },
     async (req) => {
-      const page = parsePageRequest(req.query);
-      const org = req.query.organization_id;
-      const rows = await setupLinks.list(
-        org === undefined || org === "" ? undefined : requireUuid(org, "organization_id"),
-        page.after,
-        page.pageSize + 1,
-      );
+      const page = parseOrgPageRequest(req.query);
+      const rows = await setupLinks.list(page.orgId, page.after, page.pageSize + 1);
       const { items, next_page_token } = pageOf(rows, page.pageSize, (l) => l.id);
       return { setup_links: items.map((l) => json(l)), next_page_token };
     },
@@ -83,9 +72,7 @@ export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkR
     "/setupLinks/:id",
     { schema: { tags, params: SetupLinkParams, response: { 200: SetupLinkJson, ...errors } } },
     async (req) => {
-      const link = await setupLinks.get(idOf(req.params.id));
-      if (link === undefined) throw notFound(`setup link ${req.params.id} does not exist`);
-      return json(link);
+      return json(existing(await setupLinks.get(idOf(req.params.id)), req.params.id));
     },
   );
 
@@ -93,8 +80,7 @@ export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkR
     "/setupLinks/:id",
     { schema: { tags, params: SetupLinkParams, response: { 200: Empty, ...errors } } },
     async (req) => {
-      const link = await setupLinks.revoke(idOf(req.params.id));
-      if (link === undefined) throw notFound(`setup link ${req.params.id} does not exist`);
+      existing(await setupLinks.revoke(idOf(req.params.id)), req.params.id);
       return {};
     },
   );

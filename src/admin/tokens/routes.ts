@@ -1,9 +1,8 @@
 import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { Clock } from "../../platform/clock.js";
-import { isUuid } from "../../platform/ids.js";
 import { invalidArgument, notFound } from "../errors.js";
-import { pageOf, parsePageRequest, requireUuid } from "../paging.js";
+import { pageOf, parsePageRequest, pathUuid, requireUuid } from "../paging.js";
 import { parseTime } from "../routes/api-keys-fields.js";
 import { AdminTokenJson, CreateAdminTokenBody, IdParams, PageOnlyQuery } from "../schemas/directory.js";
 import { errors, Page } from "../schemas/kit.js";
@@ -23,10 +22,7 @@ const one = { tags, params: IdParams, response: { 200: AdminTokenJson, ...errors
 export function registerAdminTokenRoutes(scope: FastifyInstance, deps: AdminTokenRouteDeps): void {
   const { tokens, clock } = deps;
   const json = (t: AdminToken) => adminTokenJson(t, clock.now());
-  const idOf = (raw: string): string => {
-    if (!isUuid(raw)) throw notFound(`admin token ${raw} does not exist`);
-    return raw.toLowerCase();
-  };
+  const idOf = (raw: string): string => pathUuid(raw, "admin token");
 
   scope.post<{ Body: Static<typeof CreateAdminTokenBody> }>(
     "/adminTokens",

@@ -15,17 +15,15 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * from the next request on.
  */
 export class AdminTokenService {
-  readonly #repo: AdminTokenRepo;
-  readonly #clock: Clock;
-  constructor(repo: AdminTokenRepo, clock: Clock) {
-    this.#repo = repo;
-    this.#clock = clock;
-  }
+  constructor(
+    private readonly repo: AdminTokenRepo,
+    private readonly clock: Clock,
+  ) {}
 
   async create(name: string, role: AdminRole, expireTime: Date | null): Promise<{ token: AdminToken; secret: string }> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const secret = randomToken(32, ADMIN_TOKEN_PREFIX);
-    const token = await this.#repo.insert({
+    const token = await this.repo.insert({
       id: uuidv7(now.getTime()),
       name,
       role,
@@ -37,29 +35,29 @@ export class AdminTokenService {
   }
 
   get(id: string): Promise<AdminToken | undefined> {
-    return this.#repo.get(id);
+    return this.repo.get(id);
   }
 
   /** Keyset page in id order (UUIDv7: creation order). */
   list(after: string | undefined, limit: number): Promise<AdminToken[]> {
-    return this.#repo.list(after, limit);
+    return this.repo.list(after, limit);
   }
 
   /** Revocation is final; revoking again keeps the first revoke_time. */
   async revoke(id: string): Promise<AdminToken | undefined> {
-    await this.#repo.revoke(id, this.#clock.now());
+    await this.repo.revoke(id, this.clock.now());
     return this.get(id);
   }
 
   /** The principal of a live named token, or undefined (unknown, revoked or expired by the server clock). */
   async authenticate(presented: string): Promise<AdminPrincipal | undefined> {
     if (!presented.startsWith(ADMIN_TOKEN_PREFIX) || presented.length > 256) return undefined;
-    const token = await this.#repo.findByDigest(digestOf(presented));
+    const token = await this.repo.findByDigest(digestOf(presented));
     if (token === undefined) return undefined;
-    const now = this.#clock.now();
+    const now = this.clock.now();
     if (tokenStateOf(token, now) !== "ACTIVE") return undefined;
     if (token.lastUsedTime === null || now.getTime() - token.lastUsedTime.getTime() >= LAST_USED_RESOLUTION_MS) {
-      await this.#repo.noteUse(token.id, now);
+      await this.repo.noteUse(token.id, now);
     }
     return { kind: "token", role: token.role, tokenId: token.id, name: token.name };
   }

@@ -2,11 +2,11 @@
 export type GroupErrorReason = "externalIdTaken" | "extensionValueTaken" | "invalidMember" | "cycle";
 
 export class GroupError extends Error {
-  readonly reason: GroupErrorReason;
-
-  constructor(reason: GroupErrorReason, message: string) {
+  constructor(
+    readonly reason: GroupErrorReason,
+    message: string,
+  ) {
     super(message);
     this.name = "GroupError";
-    this.reason = reason;
   }
 }

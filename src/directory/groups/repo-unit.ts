@@ -68,32 +68,29 @@ export type NestingOrder = "asNeeded" | "first";
 
 /** The storage of groups: reads on the pool, and units of work that own their transaction. */
 export class GroupStore {
-  readonly #db: Db;
-  readonly #events: EventSink;
-
-  constructor(db: Db, events: EventSink) {
-    this.#db = db;
-    this.#events = events;
-  }
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventSink,
+  ) {}
 
   find(orgId: string, id: string): Promise<Group | undefined> {
-    return findGroup(this.#db, orgId, id);
+    return findGroup(this.db, orgId, id);
   }
 
   search(orgId: string, spec: SearchSpec, page: GroupPage) {
-    return searchGroups(this.#db, orgId, spec, page);
+    return searchGroups(this.db, orgId, spec, page);
   }
 
   memberCounts(orgId: string, groupIds: readonly string[]): Promise<Map<string, number>> {
-    return memberCounts(this.#db, orgId, groupIds);
+    return memberCounts(this.db, orgId, groupIds);
   }
 
   members(orgId: string, groupIds: readonly string[]): Promise<Map<string, Member[]>> {
-    return membersOf(this.#db, orgId, groupIds);
+    return membersOf(this.db, orgId, groupIds);
   }
 
   memberChunks(orgId: string, groupId: string, size: number): AsyncGenerator<Member[], void, undefined> {
-    return memberChunks(this.#db, orgId, groupId, size);
+    return memberChunks(this.db, orgId, groupId, size);
   }
 
   /** Runs `work` as one unit of work (one transaction) on the organization's groups. */
@@ -109,7 +106,7 @@ export class GroupStore {
   }
 
   #run<T>(orgId: string, nesting: "try" | "held", work: (unit: GroupUnit) => Promise<T>): Promise<T> {
-    return transactionWithEvents(this.#db, this.#events, async (trx, record) => {
+    return transactionWithEvents(this.db, this.events, async (trx, record) => {
       if (nesting === "held") await lockNesting(trx, orgId);
       return work(unitOf(trx, orgId, nesting, record));
     });

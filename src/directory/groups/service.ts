@@ -14,41 +14,38 @@ import type { Group, GroupInput, GroupList, GroupPage, GroupPatch, Member } from
  * request that changes nothing writes nothing and records nothing (Okta re-sends unchanged names).
  */
 export class GroupService {
-  readonly #store: GroupStore;
-  readonly #clock: Clock;
-
-  constructor(store: GroupStore, clock: Clock) {
-    this.#store = store;
-    this.#clock = clock;
-  }
+  constructor(
+    private readonly store: GroupStore,
+    private readonly clock: Clock,
+  ) {}
 
   get(orgId: string, id: string): Promise<Group | undefined> {
-    return this.#store.find(orgId, id);
+    return this.store.find(orgId, id);
   }
 
   /** One list page; a filter the store cannot answer throws UnsupportedFilterError. */
   list(orgId: string, spec: SearchSpec, page: GroupPage): Promise<GroupList> {
-    return this.#store.search(orgId, spec, page);
+    return this.store.search(orgId, spec, page);
   }
 
   /** How many direct members (users and groups) each group of `groupIds` has, for the admin directory browser. */
   memberCounts(orgId: string, groupIds: readonly string[]): Promise<Map<string, number>> {
-    return this.#store.memberCounts(orgId, groupIds);
+    return this.store.memberCounts(orgId, groupIds);
   }
 
   /** The members of each given group in id order, one statement for all (a list page's groups). */
   members(orgId: string, groupIds: readonly string[]): Promise<Map<string, Member[]>> {
-    return this.#store.members(orgId, groupIds);
+    return this.store.members(orgId, groupIds);
   }
 
   /** One group's members in id order, `size` at a time, each chunk read when asked for: memory holds one chunk. */
   memberChunks(orgId: string, groupId: string, size: number): AsyncGenerator<Member[], void, undefined> {
-    return this.#store.memberChunks(orgId, groupId, size);
+    return this.store.memberChunks(orgId, groupId, size);
   }
 
   async create(orgId: string, client: ScimClient, input: GroupInput): Promise<Group> {
-    return this.#store.write(orgId, "asNeeded", async (unit) => {
-      const now = this.#clock.now();
+    return this.store.write(orgId, "asNeeded", async (unit) => {
+      const now = this.clock.now();
       const group = await unit.insert({
         id: uuidv7(now.getTime()),
         displayName: input.displayName,
@@ -106,7 +103,7 @@ export class GroupService {
     plan: (current: Group) => GroupPatch,
     expected?: ExpectedVersions,
   ): Promise<Group | undefined> {
-    return this.#store.write(orgId, "asNeeded", async (unit) => {
+    return this.store.write(orgId, "asNeeded", async (unit) => {
       const current = await unit.lock(id);
       if (current === undefined) return undefined;
       checkVersion(expected, current.version);
@@ -117,7 +114,7 @@ export class GroupService {
       if (!renamed && !extended && !effect.changed) return current;
 
       const extensions = extended ? (change.extensions ?? null) : current.extensions;
-      const group = await unit.update(id, { ...change, extensions, now: this.#clock.now() });
+      const group = await unit.update(id, { ...change, extensions, now: this.clock.now() });
       if (extended) await unit.indexExtensions(client, group, current);
       const updated = renamed || extended || effect.groupsChanged ? [groupEvent("group.updated", group, client)] : [];
       await unit.record(client, [...updated, ...membershipEvents(group, effect, client)]);
@@ -131,11 +128,11 @@ export class GroupService {
    * membership lock order"); the delete itself then strengthens its own row's lock.
    */
   async delete(orgId: string, client: ScimClient, id: string, expected?: ExpectedVersions): Promise<boolean> {
-    return this.#store.write(orgId, "first", async (unit) => {
+    return this.store.write(orgId, "first", async (unit) => {
       const current = await unit.lockWithParents(id);
       if (current === undefined) return false;
       checkVersion(expected, current.version);
-      const parents = await unit.touchParentsOf(id, this.#clock.now());
+      const parents = await unit.touchParentsOf(id, this.clock.now());
       await unit.delete(id);
       await unit.record(client, [
         groupEvent("group.deleted", current, client),

@@ -1,3 +1,5 @@
+import type { CursorPage, OffsetPage } from "../identities/types.js";
+
 /** A directory group; its members are read separately, as rows (in chunks for a large group). */
 export interface Group {
   readonly id: string;
@@ -25,8 +27,8 @@ export interface MemberRef {
 }
 
 /**
- * One membership change, applied with set-based SQL in request order. Structurally the SCIM PATCH engine's MemberOp,
- * so the protocol adapter hands its output over unchanged without the domain importing the protocol.
+ * One membership change, applied with set-based SQL in request order. The SCIM PATCH engine emits these as its
+ * MemberOp, so the protocol adapter hands its output over unchanged and the domain never imports the protocol.
  */
 export type MembershipChange =
   | { readonly kind: "add"; readonly members: readonly MemberRef[] }
@@ -66,15 +68,7 @@ export interface GroupList {
 }
 
 /** Offset page, or keyset page: after `afterId` in id order, or after (`afterValue`, `afterId`) in a sort. */
-export type GroupPage =
-  | { readonly kind: "offset"; readonly offset: number; readonly limit: number }
-  | {
-      readonly kind: "cursor";
-      readonly afterId: string | undefined;
-      /** Sorted listings: the sort value of the row `afterId` names (null: it had none). */
-      readonly afterValue?: string | null;
-      readonly limit: number;
-    };
+export type GroupPage = OffsetPage | CursorPage;
 
 /**
  * A direct member of a group as read: its id, what it is, and its display name resolved at read time (the user's

@@ -82,16 +82,14 @@ export interface ScimClientInput {
   readonly groupPatchResponse?: GroupPatchResponse;
 }
 
-/** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
-export interface ScimClientChanges {
+/** The changes a client's settings take as given; only the two secrets differ between a request and what is stored. */
+interface ScimClientSettingChanges {
   name?: string;
-  secret?: string;
   autoLink?: boolean;
   mapping?: string | null;
   tenant?: string;
   product?: string;
   webhookUrl?: string | null;
-  webhookSecret?: string | null;
   logWebhookEvents?: boolean;
   requestLog?: RequestLogMode;
   extensions?: readonly ExtensionDeclaration[];
@@ -102,24 +100,16 @@ export interface ScimClientChanges {
   groupPatchResponse?: GroupPatchResponse;
 }
 
+/** Changes to apply; `undefined` leaves a field as it is, `null` clears it. */
+export interface ScimClientChanges extends ScimClientSettingChanges {
+  secret?: string;
+  webhookSecret?: string | null;
+}
+
 /** What the repository stores for a change: the secret already hashed, the webhook secret already sealed. */
-export interface StoredScimClientChanges {
-  name?: string;
+export interface StoredScimClientChanges extends ScimClientSettingChanges {
   secretHash?: string;
-  autoLink?: boolean;
-  mapping?: string | null;
-  tenant?: string;
-  product?: string;
-  webhookUrl?: string | null;
   webhookSecretSealed?: string | null;
-  logWebhookEvents?: boolean;
-  requestLog?: RequestLogMode;
-  extensions?: readonly ExtensionDeclaration[];
-  unknownExtensions?: UnknownExtensions;
-  webhookRetry?: WebhookRetry;
-  authMethods?: readonly AuthMethod[];
-  spcPagination?: boolean;
-  groupPatchResponse?: GroupPatchResponse;
 }
 
 /** A new client as stored: the secret already hashed, the webhook secret already sealed. */

@@ -18,12 +18,10 @@ export type OpenResult =
  * revocation holds on every instance from the next request on.
  */
 export class SetupLinkService {
-  readonly #repo: SetupLinkRepo;
-  readonly #clock: Clock;
-  constructor(repo: SetupLinkRepo, clock: Clock) {
-    this.#repo = repo;
-    this.#clock = clock;
-  }
+  constructor(
+    private readonly repo: SetupLinkRepo,
+    private readonly clock: Clock,
+  ) {}
 
   async create(input: {
     organizationId: string;
@@ -31,9 +29,9 @@ export class SetupLinkService {
     expireTime: Date;
     returnUrl: string | null;
   }): Promise<{ link: SetupLink; token: string }> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const token = randomToken(32, SETUP_TOKEN_PREFIX);
-    const link = await this.#repo.insert({
+    const link = await this.repo.insert({
       id: uuidv7(now.getTime()),
       organizationId: input.organizationId,
       intent: input.intent,
@@ -46,34 +44,34 @@ export class SetupLinkService {
   }
 
   get(id: string): Promise<SetupLink | undefined> {
-    return this.#repo.get(id);
+    return this.repo.get(id);
   }
 
   list(organizationId: string | undefined, after: string | undefined, limit: number): Promise<SetupLink[]> {
-    return this.#repo.list(organizationId, after, limit);
+    return this.repo.list(organizationId, after, limit);
   }
 
   revoke(id: string): Promise<SetupLink | undefined> {
-    return this.#repo.revoke(id, this.#clock.now());
+    return this.repo.revoke(id, this.clock.now());
   }
 
   /** The live link a presented token names (its first opening recorded), or why there is none. */
   async open(token: string): Promise<OpenResult> {
     if (!token.startsWith(SETUP_TOKEN_PREFIX) || token.length > 128) return { ok: false, reason: "unknown" };
-    const link = await this.#repo.open(sha256Hex(token), this.#clock.now());
+    const link = await this.repo.open(sha256Hex(token), this.clock.now());
     return link === undefined ? { ok: false, reason: "unknown" } : this.#live(link);
   }
 
   /** The link of a session, if it is still live (revoked or expired links end their sessions too). */
   async live(id: string): Promise<SetupLink | undefined> {
-    const link = await this.#repo.get(id);
+    const link = await this.repo.get(id);
     if (link === undefined) return undefined;
     const result = this.#live(link);
     return result.ok ? result.link : undefined;
   }
 
   #live(link: SetupLink): OpenResult {
-    const state = setupLinkStateOf(link, this.#clock.now());
+    const state = setupLinkStateOf(link, this.clock.now());
     if (state === "REVOKED") return { ok: false, reason: "revoked" };
     if (state === "EXPIRED") return { ok: false, reason: "expired" };
     return { ok: true, link };

@@ -1,3 +1,4 @@
+import type { MembershipChange } from "../../directory/groups/types.js";
 import type { AttributeDefinition } from "../schema/types.js";
 
 export type JsonPrimitive = string | number | boolean | null;
@@ -42,11 +43,7 @@ export interface MemberRef {
 }
 
 /** Membership changes for a set-based writer; the engine never materialises the member list. */
-export type MemberOp =
-  | { readonly kind: "add"; readonly members: readonly MemberRef[] }
-  | { readonly kind: "remove"; readonly values: readonly string[] }
-  | { readonly kind: "removeAll" }
-  | { readonly kind: "replace"; readonly members: readonly MemberRef[] };
+export type MemberOp = MembershipChange;
 
 export interface PatchResult {
   /** The patched resource (for Groups: without members). */

@@ -1,3 +1,4 @@
+import type { CursorPage, OffsetPage } from "../../directory/identities/types.js";
 import { LIST_RESPONSE_SCHEMA } from "../render.js";
 import { type CursorCodec, type CursorContext, invalidCursor, queryDigest } from "./cursor.js";
 import type { ResourceKind } from "./filter.js";
@@ -11,15 +12,7 @@ import type { ListQuery } from "./list-query.js";
  *   follows, never by OFFSET: unsorted, id > afterId in id order; sorted, after (afterValue, afterId) in the sort's
  *   order (ties by id), with each row's sort value (`sortValues`) for the next cursor.
  */
-export type PageRequest =
-  | { readonly kind: "offset"; readonly offset: number; readonly limit: number }
-  | {
-      readonly kind: "cursor";
-      readonly afterId: string | undefined;
-      /** Sorted listings: the previous page's last sort value (null: that row had none). */
-      readonly afterValue?: string | null;
-      readonly limit: number;
-    };
+export type PageRequest = OffsetPage | CursorPage;
 
 export interface PageRows<T> {
   readonly rows: readonly T[];
