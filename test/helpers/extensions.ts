@@ -16,6 +16,19 @@ export const OKTA_EXTENSION = {
   ],
 };
 
+/** Okta's costCode attribute as discovery shows it: the declaration with the defaults of RFC 7643 §2.2 filled in. */
+export const OKTA_COST_CODE_AS_SHOWN = {
+  name: "costCode",
+  type: "string",
+  multiValued: false,
+  description: "Cost code",
+  required: false,
+  caseExact: false,
+  mutability: "readWrite",
+  returned: "default",
+  uniqueness: "none",
+};
+
 export const CONTOSO_EXTENSION = {
   schema: CONTOSO_URN,
   name: "ContosoUser",

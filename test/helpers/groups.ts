@@ -46,3 +46,26 @@ export const sorted = (ids: readonly string[]): string[] => [...ids].sort();
  * check a PATCH's effect in its answer; the default answer (204) is proven in groups.patch-answer.test.ts.
  */
 export const FULL_GROUP_PATCH = { group_patch_response: "full" } as const;
+
+/** Writes a group with one direct user member straight into the tables, bypassing SCIM (a group the client did not create). */
+export async function insertGroupWithUser(
+  t: TestApp,
+  group: { id: string; organizationId: string; displayName: string; identityId: string },
+): Promise<void> {
+  const now = new Date();
+  await t.db
+    .insertInto("directory_groups")
+    .values({
+      id: group.id,
+      organization_id: group.organizationId,
+      display_name: group.displayName,
+      external_id: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await t.db
+    .insertInto("group_user_members")
+    .values({ group_id: group.id, identity_id: group.identityId, organization_id: group.organizationId })
+    .execute();
+}

@@ -1,26 +1,16 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020Module from "ajv/dist/2020.js";
-import type { HTTPMethods, RouteOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_PREFIX, type AdminRoute, recordAdminRoutes } from "../helpers/admin-routes.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, adminHeaders } from "../helpers/seed.js";
 
-const ADMIN_PREFIX = "/v2alpha1/admin";
-
 /** Every admin route as Fastify registered it (HEAD is Fastify's own twin of a GET). */
-const routes: { method: string; url: string }[] = [];
+const routes: AdminRoute[] = [];
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({
-    extra: {
-      onRoute: (route: RouteOptions) => {
-        if (!route.url.startsWith(ADMIN_PREFIX)) return;
-        const methods = (Array.isArray(route.method) ? route.method : [route.method]) as HTTPMethods[];
-        for (const method of methods) if (method !== "HEAD") routes.push({ method, url: route.url });
-      },
-    },
-  });
+  t = await createTestApp({ extra: recordAdminRoutes(routes, { head: false }) });
 });
 afterAll(async () => t.close());
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_EXTENSION } from "../helpers/extensions.js";
+import { CONTOSO_EXTENSION, CONTOSO_URN, OKTA_COST_CODE_AS_SHOWN, OKTA_EXTENSION } from "../helpers/extensions.js";
 import { adminCall } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
 
@@ -27,18 +27,7 @@ describe("declaring extensions on a SCIM client", () => {
     const read = (await adminCall(t, "GET", `/scimClients/${res.json().client_id}`)).json();
     expect(read.unknown_extensions).toBe("store");
     expect(read.extensions).toHaveLength(1);
-    expect(read.extensions[0].attributes[0]).toEqual({
-      name: "costCode",
-      type: "string",
-      multiValued: false,
-      description: "Cost code",
-      required: false,
-      caseExact: false,
-      mutability: "readWrite",
-      returned: "default",
-      uniqueness: "none",
-      filterable: true,
-    });
+    expect(read.extensions[0].attributes[0]).toEqual({ ...OKTA_COST_CODE_AS_SHOWN, filterable: true });
     // uniqueness "server" implies an index, so the attribute is filterable as well.
     expect(read.extensions[0].attributes[1]).toMatchObject({ name: "badgeId", uniqueness: "server", filterable: true });
   });

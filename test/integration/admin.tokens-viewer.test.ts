@@ -1,29 +1,19 @@
-import type { HTTPMethods, RouteOptions } from "fastify";
+import type { HTTPMethods } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIssuedKey } from "../helpers/api-keys.js";
+import { ADMIN_PREFIX, type AdminRoute, recordAdminRoutes } from "../helpers/admin-routes.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
 
-const ADMIN_PREFIX = "/v2alpha1/admin";
 const SOME_ID = "0197c3a2-5d1e-7c4b-9a7e-3f1d2c4b5a69";
 
 /** Every admin route as the app registered it: one entry per method, in the order Fastify saw them. */
-const routes: { method: string; url: string; viewerAllowed: boolean }[] = [];
+const routes: AdminRoute[] = [];
 
 let t: TestApp;
 let viewer: string;
 beforeAll(async () => {
-  t = await createTestApp({
-    extra: {
-      onRoute: (route: RouteOptions) => {
-        if (!route.url.startsWith(ADMIN_PREFIX)) return;
-        const methods = (Array.isArray(route.method) ? route.method : [route.method]) as HTTPMethods[];
-        for (const method of methods) {
-          routes.push({ method, url: route.url, viewerAllowed: route.config?.viewerAllowed === true });
-        }
-      },
-    },
-  });
+  t = await createTestApp({ extra: recordAdminRoutes(routes, { head: true }) });
   const created = await adminCall(t, "POST", "/adminTokens", { name: "dashboard", role: "viewer" });
   expect(created.statusCode, created.body).toBe(201);
   viewer = created.json().token;

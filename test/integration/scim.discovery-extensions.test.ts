@@ -4,6 +4,7 @@ import {
   CONTOSO_GROUP_EXTENSION,
   CONTOSO_GROUP_URN,
   CONTOSO_URN,
+  OKTA_COST_CODE_AS_SHOWN,
   OKTA_EXTENSION,
   OKTA_URN,
 } from "../helpers/extensions.js";
@@ -28,17 +29,7 @@ describe("discovery of declared extensions", () => {
     expect(ids).toContain(OKTA_URN);
     const schema = res.json().Resources.find((s: { id: string }) => s.id === OKTA_URN);
     expect(schema).toMatchObject({ name: "AcmeUser", description: "Acme's custom Okta attributes" });
-    expect(schema.attributes[0]).toEqual({
-      name: "costCode",
-      type: "string",
-      multiValued: false,
-      description: "Cost code",
-      required: false,
-      caseExact: false,
-      mutability: "readWrite",
-      returned: "default",
-      uniqueness: "none",
-    });
+    expect(schema.attributes[0]).toEqual(OKTA_COST_CODE_AS_SHOWN);
     expect(schema.attributes.map((a: { name: string; type: string }) => `${a.name}:${a.type}`)).toEqual([
       "costCode:string",
       "badgeId:string",

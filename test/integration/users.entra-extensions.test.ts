@@ -8,6 +8,9 @@ import { useTestApp } from "../helpers/suite.js";
 /** Entra custom attributes mapped to an extension URN: create, URN-qualified PATCH (path and path-less), projection. */
 const { t, c: entra } = useTestApp({ seed: { extensions: [CONTOSO_EXTENSION] } });
 let n = 0;
+/** PATCH /Users/{id} with an IdP's recorded body, filled in. */
+const patchWith = (id: string, fixture: string, fill: Record<string, string>) =>
+  scim(t, entra, "PATCH", `/Users/${id}`, idpBody(fixture, fill));
 
 const values = () => {
   n++;
@@ -29,13 +32,7 @@ describe("Entra custom attributes", () => {
 
   it("PATCH with a URN-qualified path (op Add) sets the attribute", async () => {
     const { user } = await created();
-    const res = await scim(
-      t,
-      entra,
-      "PATCH",
-      `/Users/${user.id}`,
-      idpBody("entra-patch-custom-attribute", { costCenterCode: "NEW-1" }),
-    );
+    const res = await patchWith(user.id, "entra-patch-custom-attribute", { costCenterCode: "NEW-1" });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()[CONTOSO_URN].costCenterCode).toBe("NEW-1");
     const read = await scim(t, entra, "GET", `/Users/${user.id}`);
@@ -44,13 +41,10 @@ describe("Entra custom attributes", () => {
 
   it("path-less Replace with URN-qualified keys (Entra's form) sets core and extension attributes together", async () => {
     const { user } = await created();
-    const res = await scim(
-      t,
-      entra,
-      "PATCH",
-      `/Users/${user.id}`,
-      idpBody("entra-patch-custom-pathless", { costCenterCode: "PL-1", employeeBadge: `PL-${n}` }),
-    );
+    const res = await patchWith(user.id, "entra-patch-custom-pathless", {
+      costCenterCode: "PL-1",
+      employeeBadge: `PL-${n}`,
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ displayName: "Pvlo", name: { givenName: "Gtfd" } });
     expect(res.json()[CONTOSO_URN]).toEqual({ costCenterCode: "PL-1", employeeBadge: `PL-${n}` });

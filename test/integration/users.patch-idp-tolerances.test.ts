@@ -159,25 +159,19 @@ describe("errors RFC 7644 requires", () => {
     expect(res.json().scimType).toBe("noTarget");
   });
 
-  it("an unknown attribute is 400 invalidPath", async () => {
+  it.each([
+    ["an unknown attribute is 400 invalidPath", { op: "replace", path: "shoeSize", value: "44" }, "invalidPath"],
+    [
+      "a path with an unsupported schema is 400 without scimType",
+      { op: "replace", path: "urn:example:custom:2.0:User:team", value: "x" },
+      undefined,
+    ],
+    ["a malformed value is 400 invalidValue", { op: "replace", path: "active", value: "maybe" }, "invalidValue"],
+  ])("%s", async (_title, operation, scimType) => {
     const user = await createUser();
-    const res = await patch(user.id, ops({ op: "replace", path: "shoeSize", value: "44" }));
+    const res = await patch(user.id, ops(operation));
     expect(res.statusCode).toBe(400);
-    expect(res.json().scimType).toBe("invalidPath");
-  });
-
-  it("a path with an unsupported schema is 400 without scimType", async () => {
-    const user = await createUser();
-    const res = await patch(user.id, ops({ op: "replace", path: "urn:example:custom:2.0:User:team", value: "x" }));
-    expect(res.statusCode).toBe(400);
-    expect(res.json().scimType).toBeUndefined();
-  });
-
-  it("a malformed value is 400 invalidValue", async () => {
-    const user = await createUser();
-    const res = await patch(user.id, ops({ op: "replace", path: "active", value: "maybe" }));
-    expect(res.statusCode).toBe(400);
-    expect(res.json().scimType).toBe("invalidValue");
+    expect(res.json().scimType).toBe(scimType);
   });
 
   it("operations on id, groups and meta are ignored", async () => {

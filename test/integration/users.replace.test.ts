@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { insertGroupWithUser } from "../helpers/groups.js";
 import { scim } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
@@ -135,22 +136,12 @@ describe("DELETE /Users/{id}", () => {
   it("deletes the user's group memberships", async () => {
     const user = await create();
     const groupId = "0190a000-0000-7000-8000-00000000abcd";
-    const now = new Date();
-    await t.db
-      .insertInto("directory_groups")
-      .values({
-        id: groupId,
-        organization_id: c.organizationId,
-        display_name: "G",
-        external_id: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await t.db
-      .insertInto("group_user_members")
-      .values({ group_id: groupId, identity_id: user.id, organization_id: c.organizationId })
-      .execute();
+    await insertGroupWithUser(t, {
+      id: groupId,
+      organizationId: c.organizationId,
+      displayName: "G",
+      identityId: user.id,
+    });
     expect((await scim(t, c, "DELETE", `/Users/${user.id}`)).statusCode).toBe(204);
     const rows = await t.db.selectFrom("group_user_members").selectAll().where("group_id", "=", groupId).execute();
     expect(rows).toEqual([]);

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
+import { insertGroupWithUser } from "../helpers/groups.js";
 import { scim } from "../helpers/seed.js";
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
@@ -30,22 +31,12 @@ beforeAll(async () => {
     [ENTERPRISE_SCHEMA]: { manager: { value: plain } },
   });
   bare = await create({ schemas: [USER_SCHEMA], userName: "bare@example.com" });
-  const now = new Date();
-  await t.db
-    .insertInto("directory_groups")
-    .values({
-      id: GROUP,
-      organization_id: c.organizationId,
-      display_name: 'Text "group"',
-      external_id: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  await t.db
-    .insertInto("group_user_members")
-    .values({ group_id: GROUP, identity_id: plain, organization_id: c.organizationId })
-    .execute();
+  await insertGroupWithUser(t, {
+    id: GROUP,
+    organizationId: c.organizationId,
+    displayName: 'Text "group"',
+    identityId: plain,
+  });
 });
 
 const get = (path: string) => scim(t, c, "GET", path);

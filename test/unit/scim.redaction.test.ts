@@ -9,6 +9,18 @@ const EXT = "urn:example:vault:1.0:User";
 const S = "S3cr3t-value";
 const patch = (...operations: unknown[]) => ({ schemas: [PATCH_OP], Operations: operations });
 const core = { clientId: "c", organizationId: "o", extensions: [], unknownExtensions: "reject" };
+/** A string attribute of an extension as the registry stores it, differing only in when it is returned. */
+const stringAttribute = (name: string, returned: string) => ({
+  name,
+  type: "string",
+  multiValued: false,
+  description: "",
+  required: false,
+  caseExact: false,
+  mutability: "readWrite",
+  returned,
+  uniqueness: "none",
+});
 const vault = {
   ...core,
   extensions: [
@@ -18,30 +30,7 @@ const vault = {
       name: "Vault",
       description: "",
       required: false,
-      attributes: [
-        {
-          name: "pin",
-          type: "string",
-          multiValued: false,
-          description: "",
-          required: false,
-          caseExact: false,
-          mutability: "readWrite",
-          returned: "never",
-          uniqueness: "none",
-        },
-        {
-          name: "site",
-          type: "string",
-          multiValued: false,
-          description: "",
-          required: false,
-          caseExact: false,
-          mutability: "readWrite",
-          returned: "default",
-          uniqueness: "none",
-        },
-      ],
+      attributes: [stringAttribute("pin", "never"), stringAttribute("site", "default")],
     },
   ],
 };
