@@ -16,6 +16,7 @@ const ALONE = [
   "test/integration/storage.faults.test.ts",
   "test/integration/storage.timeouts.test.ts",
   "test/integration/storage.unanswered.test.ts",
+  "test/integration/storage.sync-standby.test.ts",
   "test/integration/groups.concurrent-nesting.test.ts",
   "test/integration/mapping.sandbox.test.ts",
   "test/integration/mapping.tenancy.test.ts",
