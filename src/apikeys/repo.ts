@@ -246,7 +246,11 @@ export class ApiKeyRepo {
       )
       .leftJoin("organizations as o", "o.id", "k.organization_id")
       .selectAll("k")
-      .select(sql<boolean>`coalesce(o.keys_follow_identity and not i.active, false)`.as("actor_inactive"));
+      .select(
+        // A deactivation the deprovisioning guard holds does not suspend yet (docs/deprovisioning.md).
+        sql<boolean>`coalesce(o.keys_follow_identity and not i.active
+          and not exists (select 1 from held_events h where h.ordering_key = i.id::text), false)`.as("actor_inactive"),
+      );
   }
 
   async #reread(keyId: string): Promise<ApiKey> {

@@ -14,6 +14,7 @@ export const DIRECTORY_EVENT_KINDS = [
   "connection.created",
   "connection.activated",
   "connection.deleted",
+  "connection.deprovisioning_held",
 ] as const;
 
 export type DirectoryEventKind = (typeof DIRECTORY_EVENT_KINDS)[number];

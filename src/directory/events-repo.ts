@@ -3,6 +3,7 @@ import type { Db } from "../storage/database.js";
 import { preparedStatement } from "../storage/prepared.js";
 import type { Database } from "../storage/schema.js";
 import type { DirectoryEvent, EventClient, EventSink, OutboxBatch } from "./events.js";
+import { guardedEventRows } from "./deprovisioning-guard/route-repo.js";
 import { rethrowClientGone } from "./scim-clients/gone-repo.js";
 
 const EVENTS_INSERT = preparedStatement("events_insert");
@@ -21,13 +22,7 @@ type Executor = Db | Transaction<Database>;
  */
 export function eventWrites(batch: OutboxBatch, when: RawBuilder<unknown>): RawBuilder<unknown> | undefined {
   if (batch.rows.length === 0) return undefined;
-  const rows = JSON.stringify(batch.rows);
-  const recorded = sql`ev_rows as (
-        select v.* from rows from (json_to_recordset(${rows}::json)
-          as (id uuid, event text, "orderingKey" text, data text, body text))
-          with ordinality as v(id, event, ordering_key, data, body, n)
-        where ${when}
-      ), ev_events as (
+  const recorded = sql`ev_rows as (${guardedEventRows(batch, when)}), ev_events as (
         insert into directory_events (id, organization_id, directory_id, event, create_time, data)
         select r.id, ${batch.organizationId}::uuid, ${batch.directoryId}, r.event, ${batch.createdAt}::timestamptz, r.data
         from ev_rows r order by r.n

@@ -19,6 +19,7 @@ import * as filterIndexes from "./0019-filter-indexes.js";
 import * as groupPatchResponse from "./0020-group-patch-response.js";
 import * as scimAuthentication from "./0023-scim-authentication.js";
 import * as setupLinks from "./0024-setup-links.js";
+import * as deprovisioningGuard from "./0030-deprovisioning-guard.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0020-group-patch-response": groupPatchResponse,
   "0023-scim-authentication": scimAuthentication,
   "0024-setup-links": setupLinks,
+  "0030-deprovisioning-guard": deprovisioningGuard,
 };
