@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { beforeEach, describe, expect, it } from "vitest";
+import { GuardRepo } from "../../src/directory/deprovisioning-guard/repo.js";
 import { createIssuedKey, verifyKey } from "../helpers/api-keys.js";
 import type { TestApp } from "../helpers/app.js";
 import type { Delivery } from "../helpers/webhook-receiver.js";
@@ -229,5 +230,25 @@ describe("across instances", () => {
     expect(res.json()).toEqual({ released: 2 });
     const order = (await feed()).filter((e) => e.event === "user.updated").map((e) => e.data.id);
     expect(order).toEqual(ids.slice(0, 4));
+  });
+
+  it("a release interrupted between batches (a crash) leaves the rest held in order; the next release finishes it", async () => {
+    await configure({ min_count: 1 });
+    const ids = await users(6);
+    for (const id of ids) await deactivate(id, t);
+    expect(await guard()).toMatchObject({ state: "HOLDING", held_events: 5 });
+    // The first two batches of a release that then dies: each batch commits on its own.
+    const repo = new GuardRepo(t.db);
+    expect(await repo.releaseBatch(c.clientId, 2, t.clock.now())).toBe(2);
+    expect(await guard(b)).toMatchObject({ state: "HOLDING", held_events: 3 });
+    const res = await adminCall(b, "POST", `/scimClients/${c.clientId}:releaseHeldDeprovisioning`, {
+      confirm_count: 3,
+    });
+    expect(res.json()).toEqual({ released: 3 });
+    const order = (await feed()).filter((e) => e.event === "user.updated").map((e) => e.data.id);
+    expect(order).toEqual(ids);
+    const sent = deliveredFor(await t.deliver()).filter((d) => d.event === "user.updated");
+    expect(sent.map((d) => d.body.data.id)).toEqual(ids);
+    expect(await guard()).toMatchObject({ state: "FLOWING", held_events: 0 });
   });
 });
