@@ -2,6 +2,7 @@ import { type Connection, call, enc, type Organization } from "../api.js";
 import { Link } from "../router.js";
 import { ErrorNote, Loading, Tabs, Time, useLoad } from "../ui.js";
 import { Settings } from "./connection-settings.js";
+import { DeprovisioningGuardPanel } from "./deprovisioning-guard.js";
 import { EventsTab } from "./events.js";
 import { MappingTab } from "./mapping.js";
 import { RequestsTab } from "./requests.js";
@@ -35,6 +36,7 @@ export function ConnectionPage({ clientId, tab }: { clientId: string; tab: Conne
       {c === undefined ? null : (
         <>
           <Health conn={c} />
+          <DeprovisioningGuardPanel conn={c} onChanged={conn.reload} />
           <p class="small">
             Synced users and groups live in the organization's directory:{" "}
             <Link href={`/organizations/${enc(c.organization_id)}/users`}>users</Link> ·{" "}
