@@ -77,6 +77,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       end if;
       held := false;
       if deprov > 0 then
+        -- A write racing its client's deletion fails as the feed's own check makes it fail (a missing client).
+        perform 1 from scim_clients s where s.client_id = p_dir for key share;
+        if not found then
+          raise exception 'directory event of a missing SCIM client %', p_dir
+            using errcode = 'foreign_key_violation', constraint = 'directory_events_client_fkey',
+              table = 'directory_events';
+        end if;
         insert into deprovisioning_guards (client_id) values (p_dir) on conflict do nothing;
         select * into g from deprovisioning_guards where client_id = p_dir for update;
         if g.enabled or g.tripped_time is not null then
