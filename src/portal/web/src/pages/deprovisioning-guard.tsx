@@ -64,7 +64,7 @@ export function DeprovisioningGuardPanel({ conn, onChanged }: { conn: Connection
           )}
         </Confirm>
       )}
-      <p class="small" aria-label="Deprovisioning guard">
+      <p class="small">
         Deprovisioning guard: {g.enabled ? "on" : "off"}
         {g.enabled
           ? ` — holds when more than ${g.share_percent} % of active users and ${g.min_count} users are
