@@ -17,7 +17,10 @@ import { GroupStore } from "./directory/groups/repo-unit.js";
 import { IdentityStore } from "./directory/identities/repo-store.js";
 import { IdentityService } from "./directory/identities/service.js";
 import { DataMapper } from "./directory/mapping/mapper.js";
+import { GuardRepo } from "./directory/deprovisioning-guard/repo.js";
+import { DeprovisioningGuardService } from "./directory/deprovisioning-guard/service.js";
 import { afterCommit, type EventSink } from "./directory/events.js";
+import { watchDeprovisioningGuard } from "./observability/deprovisioning-metrics.js";
 import { MappingEvaluator } from "./directory/mapping/evaluator.js";
 import { type MappingSourcePolicy, NO_MAPPING_SOURCES } from "./directory/mapping/policy.js";
 import { MappingSources } from "./directory/mapping/source.js";
@@ -126,8 +129,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const checkWebhookUrl = async (url: string): Promise<string | undefined> =>
     pointsAtSelf(url, deps.publicUrl()) ? "the URL points at this service itself" : webhooks.checkUrl(url);
   // A write that queued webhook deliveries wakes the local dispatcher once it committed (other instances poll).
+  const deprovisioningGuard = new DeprovisioningGuardService(new GuardRepo(deps.db), deps.clock, deps.logger);
+  watchDeprovisioningGuard(observability.metrics.registry, () => deprovisioningGuard.totals());
   const eventSink = afterCommit(deps.eventSink ?? webhooks.sink, (batch) => {
     if (batch.webhook) webhooks.dispatcher.wake();
+    deprovisioningGuard.afterCommit(batch).catch((err: unknown) => {
+      deps.logger.error({ err }, "could not check the connection's deprovisioning guard");
+    });
   });
   const scimClients = new ScimClientService(new ScimClientRepo(deps.db), deps.clock, box, eventSink);
   const cursors = new CursorCodec(deps.secrets, deps.clock);
@@ -166,6 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     setupLinks: new SetupLinkService(new SetupLinkRepo(deps.db), deps.clock),
     setupSessions: new SetupSessionCodec(deps.secrets, deps.clock),
     queueTestEvent: (client) => queueTestEvent(deps.db, client, deps.clock.now()),
+    deprovisioningGuard,
   });
 
   await registerScim(app, {

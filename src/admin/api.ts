@@ -20,6 +20,7 @@ import { registerDirectoryRoutes } from "./routes/directory.js";
 import { registerEventRoutes } from "./routes/events.js";
 import { registerIdentityRoutes } from "./routes/identities.js";
 import { registerOrganizationRoutes } from "./routes/organizations.js";
+import { guardJson, registerGuardRoutes } from "./routes/deprovisioning-guard.js";
 import { registerScimClientRoutes } from "./routes/scim-clients.js";
 import { registerTestMappingRoute } from "./routes/test-mapping.js";
 import { registerWebhookEventRoutes } from "./routes/webhook-events.js";
@@ -33,6 +34,7 @@ import type { SetupSessionCodec } from "./setup-links/session.js";
 import { registerAdminTokenRoutes } from "./tokens/routes.js";
 import type { AdminTokenService } from "./tokens/service.js";
 import { adminValidatorCompiler } from "./validation.js";
+import type { DeprovisioningGuardService } from "../directory/deprovisioning-guard/service.js";
 import type { DatabaseFaults } from "../platform/faults.js";
 
 export interface AdminApiDeps {
@@ -58,6 +60,8 @@ export interface AdminApiDeps {
   readonly setupSessions: SetupSessionCodec;
   /** Queues a connection's `webhook.test` event in the outbox; returns its id. */
   readonly queueTestEvent: (client: ScimClient) => Promise<string>;
+  /** The connections' deprovisioning guards (docs/deprovisioning.md). */
+  readonly deprovisioningGuard: DeprovisioningGuardService;
 }
 
 /**
@@ -124,8 +128,12 @@ async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<v
     publicUrl: deps.publicUrl,
     validateMapping: deps.validateMapping,
     checkWebhookUrl: webhooks.checkUrl,
-    health: observability.health,
+    health: async (clientId) => ({
+      ...(await observability.health(clientId)),
+      deprovisioning_guard: guardJson(await deps.deprovisioningGuard.state(clientId)),
+    }),
   });
+  registerGuardRoutes(scope, { scimClients, guard: deps.deprovisioningGuard });
   registerApiKeyRoutes(scope, {
     apiKeys: deps.apiKeys,
     clock: deps.clock,

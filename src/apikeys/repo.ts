@@ -246,8 +246,8 @@ export class ApiKeyRepo {
   }
 
   /**
-   * Keys with `actor_inactive` read from their identity (docs/security.md): an identity of the key's own
-   * organization, found by primary key, that is inactive while the organization lets keys follow identities.
+   * Keys with `actor_inactive` read from their identity (docs/security.md): inactive while its organization lets keys
+   * follow identities and no deprovisioning guard holds its deactivation (docs/deprovisioning.md).
    */
   #keys() {
     return this.#db
@@ -257,7 +257,7 @@ export class ApiKeyRepo {
       )
       .leftJoin("organizations as o", "o.id", "k.organization_id")
       .selectAll("k")
-      .select(sql<boolean>`coalesce(o.keys_follow_identity and not i.active, false)`.as("actor_inactive"));
+      .select(ACTOR_INACTIVE.as("actor_inactive"));
   }
 
   async #reread(keyId: string): Promise<ApiKey> {
@@ -265,6 +265,8 @@ export class ApiKeyRepo {
   }
 }
 
+const ACTOR_INACTIVE = sql<boolean>`coalesce(o.keys_follow_identity and not i.active
+  and not exists (select 1 from held_events h where h.ordering_key = i.id::text), false)`;
 const rateLimitColumn = (fields: ApiKeyFields) =>
   fields.rateLimits.map((r) => ({ name: r.name, limit: r.limit, period_seconds: r.periodSeconds }));
 

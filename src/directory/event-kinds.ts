@@ -17,6 +17,7 @@ export const DIRECTORY_EVENT_KINDS = [
   "connection.deleted",
   "api_key.suspended",
   "api_key.revoked",
+  "connection.deprovisioning_held",
 ] as const;
 
 export type DirectoryEventKind = (typeof DIRECTORY_EVENT_KINDS)[number];

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "./database.js";
+import { guardedEventRows } from "./event-guard.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import { currentTraceparent } from "../platform/trace-context.js";
@@ -24,7 +25,8 @@ type Executor = Db | Transaction<Database>;
  * The storage side of the event port, and the one place every event is written: whatever made it (a SCIM request,
  * the admin API), an event becomes a `directory_events` row (the feed) and, when its connection has a webhook, a
  * `webhook_outbox` row (the delivery), here and nowhere else. Anything that must see every event before it is
- * published (a guard holding a connection's deprovisioning events) belongs in this function.
+ * published belongs in this function: a SCIM connection's batch passes its deprovisioning guard (event-guard.ts),
+ * which may hold it.
  *
  * Returns the entries of the WITH list of the single statement that makes the change (`name as (<data-modifying
  * statement>)`, comma-separated; names start with `ev_`), so a write is one round trip and one implicit transaction:
@@ -43,12 +45,15 @@ export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): Ra
   // Only a batch with KeyEvents reads api_keys: the statements of every other change stay as they are.
   const from = keyed ? sql`ev_all r order by r.n, r.m` : sql`ev_rows r order by r.n`;
   const expanded = keyed ? sql`, ev_all as (${keyEventRows(batch)})` : sql``;
-  const recorded = sql`ev_rows as (
-        select v.* from rows from (json_to_recordset(${rows}::json)
+  // A SCIM connection's batch goes through its deprovisioning guard, which may hold it; admin events bypass it.
+  const published =
+    batch.source === "scim" && batch.directoryId !== null
+      ? guardedEventRows(batch, when)
+      : sql`select v.* from rows from (json_to_recordset(${rows}::json)
           as (id uuid, event text, "orderingKey" text, data text, body text, "keyActor" uuid, "keyId" uuid))
           with ordinality as v(id, event, ordering_key, data, body, key_actor, key_id, n)
-        where ${when}
-      )${expanded}, ev_events as (
+        where ${when}`;
+  const recorded = sql`ev_rows as (${published})${expanded}, ev_events as (
         insert into directory_events (id, organization_id, directory_id, source, event, create_time, data)
         select r.id, ${batch.organizationId}::uuid, ${batch.directoryId}::text, ${batch.source}, r.event,
           ${batch.createdAt}::timestamptz, r.data
@@ -89,7 +94,8 @@ function keyEventRows(batch: OutboxBatch): RawBuilder<unknown> {
               else ',"state":"REVOKED","revoke_reason":' || to_json(k.revoke_reason)::text || ',"revoke_time":'
                 || to_json(to_char(k.revoke_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text || '}'
             end as data
-        from api_keys k, lateral (select gen_random_uuid() as u) g
+        -- g refers to k, so every key gets its own random part whatever join order the planner picks.
+        from api_keys k, lateral (select gen_random_uuid() as u where k.key_id is not null) g
         where k.organization_id = ${batch.organizationId}::uuid and (
           (r.key_id is not null and k.key_id = r.key_id and k.revoke_time is not null)
           or (r.key_actor is not null and k.actor_identity_id = r.key_actor

@@ -22,6 +22,7 @@ import * as setupLinks from "./0024-setup-links.js";
 import * as eventSources from "./0025-event-sources.js";
 import * as requestLogPartitions from "./0026-request-log-partitions.js";
 import * as writeCost from "./0027-write-cost.js";
+import * as deprovisioningGuard from "./0030-deprovisioning-guard.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0025-event-sources": eventSources,
   "0026-request-log-partitions": requestLogPartitions,
   "0027-write-cost": writeCost,
+  "0030-deprovisioning-guard": deprovisioningGuard,
 };

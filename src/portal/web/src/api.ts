@@ -137,7 +137,23 @@ export interface Connection {
   last_request_time?: string | null;
   request_count_24h?: number;
   error_count_24h?: number;
+  /** Only in the single-connection read: the deprovisioning guard's settings and state. */
+  deprovisioning_guard?: DeprovisioningGuard;
   secret?: string;
+}
+
+export interface DeprovisioningGuard {
+  enabled: boolean;
+  share_percent: number;
+  min_count: number;
+  window_seconds: number;
+  state: "FLOWING" | "HOLDING";
+  tripped_time: string | null;
+  window_count: number;
+  held_events: number;
+  held_users: number;
+  held_users_still_inactive: number;
+  held_sample: { id: string; email: string; event: string }[];
 }
 
 export type RequestLogMode = "errors" | "all" | "off";

@@ -4,6 +4,7 @@ import { Link } from "../router.js";
 import { ErrorNote, Loading, Tabs, Time, useLoad } from "../ui.js";
 import { Settings } from "./connection-settings.js";
 import { ConnectionState } from "./connection-state.js";
+import { DeprovisioningGuardPanel } from "./deprovisioning-guard.js";
 import { EventsTab } from "./events.js";
 import { MappingTab } from "./mapping.js";
 import { RequestsTab } from "./requests.js";
@@ -60,6 +61,7 @@ export function ConnectionPage(props: { clientId: string; tab: ConnectionTab; re
       {c === undefined || restricted ? null : (
         <>
           <Health conn={c} />
+          <DeprovisioningGuardPanel conn={c} onChanged={conn.reload} />
           <p class="small">
             Synced users and groups live in the organization's directory:{" "}
             <Link href={`/organizations/${enc(c.organization_id)}/users`}>users</Link> ·{" "}
