@@ -7,32 +7,16 @@
 import { performance } from "node:perf_hooks";
 import { type ObservedRequest, requestLogEntry } from "../src/observability/request-log/entry.js";
 import { uuidv7 } from "../src/platform/ids.js";
+import { sampleStoredUser, sampleUser, sampleUserId } from "./lib/sample-user.js";
 
 const N = Number(process.argv[2] ?? 50_000);
 // The SCIM layer's redactor when it exists (absent on a tree without it: the generic one is measured).
 const scim = (await import("../src/scim/redact.js").catch(() => undefined)) as { SCIM_REDACTOR?: unknown } | undefined;
 const redactor = scim?.SCIM_REDACTOR;
 const client = { clientId: "bench-client", organizationId: uuidv7(), extensions: [], unknownExtensions: "reject" };
-const userId = uuidv7();
-const user = {
-  schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
-  userName: "user42@bench.example",
-  name: { givenName: "Ada", familyName: "Lovelace" },
-  emails: [{ value: "user42@bench.example", type: "work", primary: true }],
-  active: true,
-  externalId: "ext-42",
-};
-const stored = JSON.stringify({
-  ...user,
-  id: userId,
-  meta: {
-    resourceType: "User",
-    created: "2026-11-23T10:00:00.000Z",
-    lastModified: "2026-11-23T10:00:00.000Z",
-    location: `http://127.0.0.1:8080/scim/bench-client/v2/Users/${userId}`,
-    version: 'W/"1"',
-  },
-});
+const userId = sampleUserId;
+const user = sampleUser;
+const stored = sampleStoredUser;
 const patchOp = (path: string, value: unknown) => ({
   schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
   Operations: [{ op: "replace", path, value }],

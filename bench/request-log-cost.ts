@@ -1,14 +1,15 @@
 /**
  * What the SCIM request log in `all` mode costs per request, measured apart from the HTTP path so that a loaded
  * host's noise does not drown it: the CPU Roster spends building a redacted entry (the background writer's work, a
- * batch at a time; the onResponse hook only queues references), sending it in a segment, and the CPU PostgreSQL
- * spends storing it. Resource ids are drawn from 2 000 users, as in `npm run bench`.
+ * batch at a time; the onResponse hook only queues references), sending it as a row of the batch's one insert, and
+ * the CPU PostgreSQL spends storing it. Resource ids are drawn from 2 000 users, as in `npm run bench`.
  * Run: npx tsx bench/request-log-cost.ts [entries=20000]
  */
 import { performance } from "node:perf_hooks";
 import { RequestLogRepo } from "../src/observability/request-log/repo.js";
 import { requestLogEntry } from "../src/observability/request-log/entry.js";
 import { uuidv7 } from "../src/platform/ids.js";
+import { sampleStoredUser, sampleUser, sampleUserId } from "./lib/sample-user.js";
 import { createLogger } from "../src/platform/logger.js";
 import { openDatabase } from "../src/storage/database.js";
 import { migrate } from "../src/storage/migrate.js";
@@ -18,26 +19,9 @@ import { postgresCpuReader } from "./lib/cpu.js";
 const ENTRIES = Number(process.argv[2] ?? 20_000);
 const BATCH = 500;
 const client = { clientId: "bench-client", organizationId: uuidv7() };
-const userId = uuidv7();
-const user = {
-  schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
-  userName: "user42@bench.example",
-  name: { givenName: "Ada", familyName: "Lovelace" },
-  emails: [{ value: "user42@bench.example", type: "work", primary: true }],
-  active: true,
-  externalId: "ext-42",
-};
-const stored = JSON.stringify({
-  ...user,
-  id: userId,
-  meta: {
-    resourceType: "User",
-    created: "2026-11-23T10:00:00.000Z",
-    lastModified: "2026-11-23T10:00:00.000Z",
-    location: `http://127.0.0.1:8080/scim/bench-client/v2/Users/${userId}`,
-    version: 'W/"1"',
-  },
-});
+const userId = sampleUserId;
+const user = sampleUser;
+const stored = sampleStoredUser;
 const patch = {
   schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
   Operations: [{ op: "replace", path: "name.givenName", value: "Grace" }],

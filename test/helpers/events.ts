@@ -1,3 +1,4 @@
+import { DIRECTORY_EVENT_KINDS } from "../../src/directory/event-kinds.js";
 import type { EventSink, OutboxBatch } from "../../src/directory/events.js";
 import { type Clock, systemClock } from "../../src/platform/clock.js";
 import { EventBatcher } from "../../src/storage/event-store.js";
@@ -64,13 +65,4 @@ export async function createRecordingApp(): Promise<RecordingApp> {
 }
 
 /** The directory's own kinds (users, groups, memberships): `event=` of a feed reader that counts only those. */
-export const DIRECTORY_CHANGE_KINDS = [
-  "user.created",
-  "user.updated",
-  "user.deleted",
-  "group.created",
-  "group.updated",
-  "group.deleted",
-  "group.user_added",
-  "group.user_removed",
-].join(",");
+export const DIRECTORY_CHANGE_KINDS = DIRECTORY_EVENT_KINDS.filter((kind) => /^(user|group)\./.test(kind)).join(",");
