@@ -66,3 +66,11 @@ export async function createRecordingApp(): Promise<RecordingApp> {
 
 /** The directory's own kinds (users, groups, memberships): `event=` of a feed reader that counts only those. */
 export const DIRECTORY_CHANGE_KINDS = DIRECTORY_EVENT_KINDS.filter((kind) => /^(user|group)\./.test(kind)).join(",");
+
+/**
+ * How long a test polls the events feed for what it committed. The feed hands out an event once no transaction
+ * anywhere on the PostgreSQL server could still commit an earlier one (gap-free), so another test file's long
+ * transaction on the same server (a large seed, a CREATE DATABASE) delays it: a reader polls, as production readers
+ * do, within the test's own timeout.
+ */
+export const FEED_WAIT = { timeout: 45_000, interval: 100 } as const;

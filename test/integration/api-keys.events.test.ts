@@ -2,6 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
 import { createIssuedKey, rawKey } from "../helpers/api-keys.js";
 import { PATCH_OP, PRODUCT, TENANT, USER_SCHEMA, WEBHOOK_SECRET } from "../helpers/constants.js";
+import { FEED_WAIT } from "../helpers/events.js";
 import { adminCall, clientIn, type SeededClient, scim } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
 import { type Delivery, kinds } from "../helpers/webhook-receiver.js";
@@ -33,13 +34,10 @@ async function feed(organizationId = c.organizationId, query = ""): Promise<Feed
 async function eventsOf(id: string, expected: string[], organizationId = c.organizationId): Promise<FeedEvent[]> {
   let events: FeedEvent[] = [];
   await expect
-    .poll(
-      async () => {
-        events = (await feed(organizationId)).filter((x) => x.data.id === id || x.data.actor_id === id);
-        return events.map((x) => x.event);
-      },
-      { timeout: 15_000 },
-    )
+    .poll(async () => {
+      events = (await feed(organizationId)).filter((x) => x.data.id === id || x.data.actor_id === id);
+      return events.map((x) => x.event);
+    }, FEED_WAIT)
     .toEqual(expected);
   return events;
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { USER_SCHEMA } from "../helpers/constants.js";
+import { FEED_WAIT } from "../helpers/events.js";
 import { adminCall, scim } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
 import { kinds } from "../helpers/webhook-receiver.js";
@@ -28,15 +29,12 @@ describe("a connection's own events", () => {
     // The feed hands out an event once every older transaction of the server has ended: poll, bounded.
     let events: FeedEvent[] = [];
     await expect
-      .poll(
-        async () => {
-          const feed = await adminCall(t, "GET", `/events?organization_id=${c.organizationId}`);
-          expect(feed.statusCode, feed.body).toBe(200);
-          events = feed.json().events as FeedEvent[];
-          return events.length;
-        },
-        { timeout: 15_000 },
-      )
+      .poll(async () => {
+        const feed = await adminCall(t, "GET", `/events?organization_id=${c.organizationId}`);
+        expect(feed.statusCode, feed.body).toBe(200);
+        events = feed.json().events as FeedEvent[];
+        return events.length;
+      }, FEED_WAIT)
       .toBe(4);
     expect(events[0]).toMatchObject({ event: "connection.created", source: "admin" });
     expect(

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
-import { DIRECTORY_CHANGE_KINDS } from "../helpers/events.js";
+import { DIRECTORY_CHANGE_KINDS, FEED_WAIT } from "../helpers/events.js";
 import { useTestApp } from "../helpers/suite.js";
 import { GROUP_SCHEMA, USER_SCHEMA } from "../helpers/constants.js";
 
@@ -41,7 +41,7 @@ async function page(query: string): Promise<{ events: FeedEvent[]; next_after: s
  * test file's long transaction on the same server delays what a single read would see.
  */
 async function pageWith(query: string, count: number): Promise<{ events: FeedEvent[]; next_after: string }> {
-  await expect.poll(async () => (await page(query)).events.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(count);
+  await expect.poll(async () => (await page(query)).events.length, FEED_WAIT).toBeGreaterThanOrEqual(count);
   return page(query);
 }
 const createUser = async (c: SeededClient, userName: string) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { FEED_WAIT } from "../helpers/events.js";
 import type { TestApp } from "../helpers/app.js";
 import { adminCall, clientIn, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
@@ -215,7 +216,7 @@ describe("connection events", () => {
           event: string;
         }[]
       ).map((e) => e.event);
-    await expect.poll(() => kinds("connection.activated"), { timeout: 15_000 }).toEqual(["connection.activated"]);
+    await expect.poll(() => kinds("connection.activated"), FEED_WAIT).toEqual(["connection.activated"]);
     // The connection says so too, for a view that shows it as connected.
     expect(Date.parse((await activatedTime()) ?? "")).toBe(t.clock.now().getTime());
     await t.request({ method: "GET", url: `${c.base}/Users`, headers: c.headers });
@@ -230,7 +231,7 @@ describe("connection events", () => {
       return events.map((e) => [e.event, e.data.id, e.data.state]);
     };
     // The feed hands out an event once every older transaction of the cluster has ended: poll, bounded.
-    await expect.poll(connectionEvents, { timeout: 15_000 }).toEqual([
+    await expect.poll(connectionEvents, FEED_WAIT).toEqual([
       ["connection.created", c.clientId, "inactive"],
       ["connection.activated", c.clientId, "active"],
       ["connection.deleted", c.clientId, "deleted"],

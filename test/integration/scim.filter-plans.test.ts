@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { Db } from "../../src/storage/database.js";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quoteIdent } from "../../src/storage/database.js";
@@ -12,6 +13,7 @@ import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
  * tables (sequential scans allowed: the planner must prefer the index on its own).
  */
 const USERS = 100_000;
+const SEED_CHUNK = 10_000;
 const GROUP = "0190d000-0000-7000-8000-000000000001";
 let database: TestDatabase;
 let logged: QuerySpy;
@@ -24,32 +26,46 @@ beforeAll(async () => {
   const app = await createTestApp({ queries: true });
   [t, database, logged] = [app, app.database, app.queries];
   c = await seedClient(t);
-  // One INSERT … SELECT each, with the row triggers off: the per-row counter upsert of 0007 would update one row
-  // 100 000 times in one transaction. The counter is then set once.
-  await database.db.transaction().execute(async (trx) => {
-    await sql`set local session_replication_role = replica`.execute(trx);
-    // Users changed one minute apart, each with a work email in the identifier index.
-    await sql`insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, created_at, updated_at)
-      select gen_random_uuid(), ${c.organizationId}::uuid, true, 'u' || g || '@example.com', 'x' || g, 'e' || g,
-        jsonb_build_object('schemas', jsonb_build_array('urn:ietf:params:scim:schemas:core:2.0:User'),
-          'userName', 'u' || g || '@example.com', 'title', 'Title ' || (g % 100),
-          'emails', jsonb_build_array(jsonb_build_object('value', 'Mail' || g || '@example.com', 'type', 'work'))),
-        now() - interval '1 year', now() - g * interval '1 minute'
-      from generate_series(1, ${USERS}) g`.execute(trx);
-    await sql`insert into identity_identifiers (value, kind, identity_id, organization_id)
-      select lower(scim -> 'emails' -> 0 ->> 'value'), 'email', id, organization_id from identities
-      where organization_id = ${c.organizationId}::uuid`.execute(trx);
-    await sql`insert into directory_groups (id, organization_id, display_name, created_at, updated_at)
+  // INSERT … SELECT with the row triggers off: the per-row counter upsert of 0007 would update one row 100 000 times.
+  // The counter is then set once. The rows go in chunks of their own transactions: the events feed of every other
+  // test file on this server waits for the oldest running transaction, and one 100 000-row transaction holds it for
+  // as long as the seed takes.
+  const seed = (statement: (trx: Db) => Promise<unknown>) =>
+    database.db.transaction().execute(async (trx) => {
+      await sql`set local session_replication_role = replica`.execute(trx);
+      await statement(trx);
+    });
+  await seed((trx) =>
+    sql`insert into directory_groups (id, organization_id, display_name, created_at, updated_at)
       select case when g = 0 then ${GROUP}::uuid else gen_random_uuid() end, ${c.organizationId}::uuid,
-        'Group ' || g, now(), now() from generate_series(0, 999) g`.execute(trx);
-    await sql`insert into group_user_members (group_id, identity_id, organization_id)
-      select ${GROUP}::uuid, id, organization_id from identities where organization_id = ${c.organizationId}::uuid`.execute(
-      trx,
+        'Group ' || g, now(), now() from generate_series(0, 999) g`.execute(trx),
+  );
+  for (let from = 1; from <= USERS; from += SEED_CHUNK) {
+    const to = Math.min(USERS, from + SEED_CHUNK - 1);
+    // Users changed one minute apart, each with a work email in the identifier index, all members of GROUP.
+    await seed((trx) =>
+      sql`with made as (
+          insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, created_at, updated_at)
+          select gen_random_uuid(), ${c.organizationId}::uuid, true, 'u' || g || '@example.com', 'x' || g, 'e' || g,
+            jsonb_build_object('schemas', jsonb_build_array('urn:ietf:params:scim:schemas:core:2.0:User'),
+              'userName', 'u' || g || '@example.com', 'title', 'Title ' || (g % 100),
+              'emails', jsonb_build_array(jsonb_build_object('value', 'Mail' || g || '@example.com', 'type', 'work'))),
+            now() - interval '1 year', now() - g * interval '1 minute'
+          from generate_series(${from}::int, ${to}::int) g
+          returning id, organization_id, scim
+        ), identifiers as (
+          insert into identity_identifiers (value, kind, identity_id, organization_id)
+          select lower(scim -> 'emails' -> 0 ->> 'value'), 'email', id, organization_id from made
+        )
+        insert into group_user_members (group_id, identity_id, organization_id)
+        select ${GROUP}::uuid, id, organization_id from made`.execute(trx),
     );
-    await sql`insert into resource_counts (organization_id, resource, shard, n)
+  }
+  await seed((trx) =>
+    sql`insert into resource_counts (organization_id, resource, shard, n)
       values (${c.organizationId}::uuid, 'users', 0, ${USERS}), (${c.organizationId}::uuid, 'groups', 0, 1000)
-      on conflict (organization_id, resource, shard) do update set n = resource_counts.n + excluded.n`.execute(trx);
-  });
+      on conflict (organization_id, resource, shard) do update set n = resource_counts.n + excluded.n`.execute(trx),
+  );
   await sql`analyze identities, identity_identifiers, directory_groups, group_user_members`.execute(database.db);
   const { rows } = await sql<{ id: string }>`select id from identities where user_name = 'u4242@example.com'`.execute(
     database.db,
