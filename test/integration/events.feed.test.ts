@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/platform/clock.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
@@ -41,7 +41,7 @@ async function page(query: string): Promise<{ events: FeedEvent[]; next_after: s
  * test file's long transaction on the same server delays what a single read would see.
  */
 async function pageWith(query: string, count: number): Promise<{ events: FeedEvent[]; next_after: string }> {
-  await expect.poll(async () => (await page(query)).events.length, FEED_WAIT).toBeGreaterThanOrEqual(count);
+  await vi.waitFor(async () => expect((await page(query)).events.length).toBeGreaterThanOrEqual(count), FEED_WAIT);
   return page(query);
 }
 const createUser = async (c: SeededClient, userName: string) => {
@@ -82,7 +82,7 @@ describe("every directory change is an event", () => {
     const c = await seedClient(t, { webhook: { url: receiver.url, secret: "whsec_feed_0123456789abcdef" } });
     await createUser(c, "hooked@example.com");
     await t.webhooks.dispatcher.drain();
-    const { events } = await page(`organization_id=${c.organizationId}`);
+    const { events } = await pageWith(`organization_id=${c.organizationId}`, 1);
     expect(events.map((e) => e.id)).toEqual([receiver.received.at(-1)?.headers["webhook-id"]]);
     expect(receiver.received.at(-1)?.json).toMatchObject({ id: events[0]?.id, created_at: events[0]?.create_time });
   });
@@ -112,6 +112,8 @@ describe("the feed", () => {
       displayName: "Other",
     });
     expect(g.statusCode).toBe(201);
+    // Every test below reads what was just written at once: wait until the feed hands all of it out.
+    await pageWith(`organization_id=${c.organizationId}`, 13);
   });
 
   it("pages in commit order with next_after, and an empty page keeps the token", async () => {
@@ -136,7 +138,7 @@ describe("the feed", () => {
     // What happens next is on the next page of the same token.
     await createUser(c, "later@example.com");
     expect(
-      (await page(`organization_id=${c.organizationId}&after=${after}`)).events.map((e) => e.data.raw.userName),
+      (await pageWith(`organization_id=${c.organizationId}&after=${after}`, 1)).events.map((e) => e.data.raw.userName),
     ).toEqual(["later@example.com"]);
   });
 
