@@ -3,7 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PRODUCT, TENANT, USER_SCHEMA, WEBHOOK_SECRET } from "../helpers/constants.js";
 import { FEED_WAIT } from "../helpers/events.js";
-import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { adminCall, clientIn, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
 import { type Delivery, kinds } from "../helpers/webhook-receiver.js";
 
@@ -147,6 +147,76 @@ describe("a connection's own events", () => {
     await createUser(c, "seventh@example.com");
     expect((await pendingRows(c.clientId)).outbox).toBe(3);
     expect((await adminCall(t, "DELETE", `/organizations/${c.organizationId}`)).statusCode).toBe(200);
+    expect(await pendingRows(c.clientId)).toEqual({ outbox: 0, retired: 0 });
+    expect(of(c, await t.deliver())).toEqual([]);
+  });
+
+  it("a connection deleted while one of its events is in flight: that event is delivered once, the rest follow, connection.deleted last", async () => {
+    const c = await t.seed({ log_webhook_events: true });
+    await createUser(c, "inflight@example.com");
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    receiver.answer((r) => (r.json.event === "user.created" ? { status: 200, after: gate } : 200));
+    const before = receiver.received.length;
+    const draining = t.webhooks.dispatcher.drain();
+    await expect
+      .poll(() => receiver.received.slice(before).some((r) => r.json.event === "user.created"), FEED_WAIT)
+      .toBe(true);
+    expect((await adminCall(t, "DELETE", `/scimClients/${c.clientId}`)).statusCode).toBe(200);
+    open();
+    await draining;
+    receiver.answer(200);
+    const delivered = of(c, await t.deliver());
+    expect(delivered.filter((d) => d.event === "user.created")).toHaveLength(1);
+    expect(kinds(delivered).at(-1)).toBe("connection.deleted");
+    expect(kinds(delivered).sort()).toEqual([
+      "connection.activated",
+      "connection.created",
+      "connection.deleted",
+      "user.created",
+    ]);
+    expect(await pendingRows(c.clientId)).toEqual({ outbox: 0, retired: 0 });
+  });
+
+  it("a connection created again with the client id of a deleted one that still owes: each endpoint gets its own", async () => {
+    const clientId = `again-${Math.random().toString(36).slice(2, 10)}`;
+    const first = await t.seed({
+      client_id: clientId,
+      webhook: { url: `${receiver.url}?v=1`, secret: WEBHOOK_SECRET },
+    });
+    await createUser(first, "again-1@example.com");
+    expect((await adminCall(t, "DELETE", `/scimClients/${clientId}`)).statusCode).toBe(200);
+    const second = await clientIn(t, first.organizationId, {
+      client_id: clientId,
+      tenant: TENANT,
+      product: PRODUCT,
+      webhook: { url: `${receiver.url}?v=2`, secret: WEBHOOK_SECRET },
+    });
+    await createUser(second, "again-2@example.com");
+    const delivered = of(first, await t.deliver());
+    const at = (v: string) => kinds(delivered.filter((d) => d.received.path === `/hook?v=${v}`));
+    expect(at("1").at(-1)).toBe("connection.deleted");
+    expect(at("1").sort()).toEqual([
+      "connection.activated",
+      "connection.created",
+      "connection.deleted",
+      "user.created",
+    ]);
+    expect(at("2").sort()).toEqual(["connection.activated", "connection.created", "user.created"]);
+    expect(await pendingRows(clientId)).toEqual({ outbox: 0, retired: 0 });
+  });
+
+  it("a deleted connection's endpoint that fails: connection.deleted is given up as any failed delivery, and the endpoint goes", async () => {
+    const c = await t.seed();
+    expect((await adminCall(t, "DELETE", `/scimClients/${c.clientId}`)).statusCode).toBe(200);
+    receiver.answer(503);
+    try {
+      expect(kinds(of(c, await t.deliver()))).toEqual(["connection.created", "connection.deleted"]);
+    } finally {
+      receiver.answer(200);
+    }
     expect(await pendingRows(c.clientId)).toEqual({ outbox: 0, retired: 0 });
     expect(of(c, await t.deliver())).toEqual([]);
   });
