@@ -6,6 +6,7 @@ import { FEED_WAIT } from "../helpers/events.js";
 import { adminCall, clientIn, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
 import { type Delivery, kinds } from "../helpers/webhook-receiver.js";
+import { testWebhooks } from "../helpers/webhooks.js";
 
 const { t, receiver } = useTestApp({ receiver: true });
 
@@ -219,5 +220,20 @@ describe("a connection's own events", () => {
     }
     expect(await pendingRows(c.clientId)).toEqual({ outbox: 0, retired: 0 });
     expect(of(c, await t.deliver())).toEqual([]);
+  });
+
+  it("a retired endpoint that owes nothing any more is removed by the running dispatcher's hourly prune", async () => {
+    const clientId = `orphan-${Math.random().toString(36).slice(2, 10)}`;
+    await sql`insert into retired_webhooks (client_id, last_seq, organization_id, webhook_url, webhook_secret_sealed,
+        webhook_retry, retire_time)
+      values (${clientId}, 1, gen_random_uuid(), ${receiver.url}, null, 'none', now())`.execute(t.db);
+    expect(await pendingRows(clientId)).toEqual({ outbox: 0, retired: 1 });
+    const running = testWebhooks(t.db, t.clock);
+    running.dispatcher.start();
+    try {
+      await expect.poll(async () => (await pendingRows(clientId)).retired, FEED_WAIT).toBe(0);
+    } finally {
+      await running.dispatcher.stop();
+    }
   });
 });

@@ -82,7 +82,7 @@ describe("every directory change is an event", () => {
     const c = await seedClient(t, { webhook: { url: receiver.url, secret: "whsec_feed_0123456789abcdef" } });
     await createUser(c, "hooked@example.com");
     await t.webhooks.dispatcher.drain();
-    const { events } = await page(`organization_id=${c.organizationId}`);
+    const { events } = await pageWith(`organization_id=${c.organizationId}`, 1);
     expect(events.map((e) => e.id)).toEqual([receiver.received.at(-1)?.headers["webhook-id"]]);
     expect(receiver.received.at(-1)?.json).toMatchObject({ id: events[0]?.id, created_at: events[0]?.create_time });
   });
