@@ -16,6 +16,7 @@ import { demotableLogger } from "./platform/quiet-logger.js";
 import { readTls, type TlsMaterial } from "./platform/tls.js";
 import { createWebhooks } from "./webhooks/index.js";
 import { resealWebhookSecrets } from "./directory/scim-clients/reseal.js";
+import { RetiredWebhookRepo } from "./directory/scim-clients/retired-repo.js";
 import { ScimClientRepo } from "./directory/scim-clients/repo.js";
 
 const ADMIN_TOKEN_SETTING = "admin_token_hash";
@@ -180,7 +181,12 @@ async function serve(
   }
   webhooks.dispatcher.start();
   // ROSTER_SECRETS rotation: values sealed with an older key move to the first key, in the background.
-  resealWebhookSecrets(new ScimClientRepo(storage.db), new SecretBox(secrets), logger).catch((e: unknown) =>
+  resealWebhookSecrets(
+    new ScimClientRepo(storage.db),
+    new SecretBox(secrets),
+    logger,
+    new RetiredWebhookRepo(storage.db),
+  ).catch((e: unknown) =>
     logger.error({ err: e }, "re-encrypting webhook secrets failed; it is retried at the next start"),
   );
   logger.info(

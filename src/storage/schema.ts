@@ -26,6 +26,7 @@ export interface Database {
   api_key_secrets: ApiKeySecretsTable;
   api_key_rate_counters: ApiKeyRateCountersTable;
   webhook_outbox: WebhookOutboxTable;
+  retired_webhooks: RetiredWebhooksTable;
   webhook_events: WebhookEventsTable;
   webhook_dispatchers: WebhookDispatchersTable;
   directory_events: DirectoryEventsTable;
@@ -229,6 +230,18 @@ export interface WebhookOutboxTable {
   next_attempt_at: Timestamp | null;
   /** The W3C traceparent of the request that wrote the row; null when tracing is off (0013). */
   traceparent: string | null;
+}
+
+/** The endpoint of a deleted connection while it still owes outbox rows (0031-retired-webhooks). */
+export interface RetiredWebhooksTable {
+  client_id: string;
+  /** The last outbox row it owes: rows of the client id up to this one go to this endpoint. */
+  last_seq: number;
+  organization_id: string;
+  webhook_url: string;
+  webhook_secret_sealed: string | null;
+  webhook_retry: string;
+  retire_time: Timestamp;
 }
 
 /** Every directory change as an event (0012-directory-events; docs/events.md). */

@@ -1,7 +1,10 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../storage/database.js";
 
-/** A claimed outbox row with the client's delivery settings as they are now. */
+/**
+ * A claimed outbox row with the client's delivery settings as they are now (for a deleted client, as they were when
+ * it was deleted, and no event log).
+ */
 export interface ClaimedEvent {
   readonly seq: number;
   readonly id: string;
@@ -136,8 +139,12 @@ export function claimStatement(
     const until = sql.ref(`${t}.claimed_until`);
     const owner = sql.ref(`${t}.claimed_by`);
     const retryAt = sql.ref(`${t}.next_attempt_at`);
+    // A connection's `connection.deleted` is its last delivery: it waits for every earlier event of the connection.
+    const last = sql`case when ${sql.ref(`${t}.event`)} = 'connection.deleted' then not exists (
+        select 1 from webhook_outbox x where x.client_id = ${sql.ref(`${t}.client_id`)}
+          and x.seq < ${sql.ref(`${t}.seq`)} and x.ordering_key <> ${sql.ref(`${t}.ordering_key`)}) else true end`;
     // A head waiting for its retry holds its resource back; other resources flow.
-    return sql`${share} and (${retryAt} is null or ${retryAt} <= ${options.now}) and (${until} is null or ${until} < ${options.now}
+    return sql`${share} and ${last} and (${retryAt} is null or ${retryAt} <= ${options.now}) and (${until} is null or ${until} < ${options.now}
       or (${owner} <> ${options.owner}::uuid and not exists (
         select 1 from webhook_dispatchers d
         where d.id = ${owner} and d.heartbeat_at > now() - ${options.ownerStaleMs}::bigint * interval '1 millisecond')))`;
@@ -145,15 +152,16 @@ export function claimStatement(
   return sql<ClaimRow>`
     with recursive k as (
       (select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at, o.organization_id,
-        1 as pos
+        o.event, 1 as pos
         from webhook_outbox o
         where (o.client_id, o.ordering_key) > (${after?.clientId ?? ""}, ${after?.orderingKey ?? ""})
         order by o.client_id, o.ordering_key, o.seq limit 1)
       union all
       select n.client_id, n.ordering_key, n.seq, n.claimed_until, n.claimed_by, n.next_attempt_at, n.organization_id,
-        k.pos + 1
+        n.event, k.pos + 1
       from k cross join lateral (
-        select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at, o.organization_id
+        select o.client_id, o.ordering_key, o.seq, o.claimed_until, o.claimed_by, o.next_attempt_at, o.organization_id,
+          o.event
         from webhook_outbox o
         where (o.client_id, o.ordering_key) > (k.client_id, k.ordering_key)
         order by o.client_id, o.ordering_key, o.seq limit 1
@@ -168,7 +176,8 @@ export function claimStatement(
       where ${claimable("o")}
       for update of o skip locked
     ), due as (
-      select f.seq, f.n - 1 as rank, h.pos, case when f.n = 1 then h.unfinished_since end as unfinished_since
+      select f.seq, h.client_id, f.n - 1 as rank, h.pos,
+        case when f.n = 1 then h.unfinished_since end as unfinished_since
       from heads h
       cross join lateral (
         select k.seq, row_number() over (order by k.seq) as n from (
@@ -188,10 +197,21 @@ export function claimStatement(
           interrupted = w.interrupted + (due.unfinished_since is not null)::int,
           attempt_started_at = case when due.rank = 0 then ${options.now}::timestamptz else w.attempt_started_at end,
           next_attempt_at = case when due.rank = 0 then null else w.next_attempt_at end
-      from due, scim_clients c
-      where w.seq = due.seq and c.client_id = w.client_id
+      from due
+      left join scim_clients c on c.client_id = due.client_id
+      -- The endpoint a deleted connection had, for the rows it owes (0031-retired-webhooks); a client created again
+      -- with the same id delivers its own, later, rows to its own endpoint. The event log went with the client.
+      left join lateral (
+        select r.webhook_url, r.webhook_secret_sealed, r.webhook_retry from retired_webhooks r
+        where r.client_id = due.client_id and r.last_seq >= due.seq order by r.last_seq limit 1
+      ) r on true
+      where w.seq = due.seq and (r.webhook_url is not null or c.client_id is not null)
       returning w.seq, w.id, w.client_id, w.organization_id, w.event, w.ordering_key, w.body, w.attempts,
-        w.interrupted, c.webhook_url, c.webhook_secret_sealed, c.log_webhook_events, c.webhook_retry, w.traceparent,
+        w.interrupted, case when r.webhook_url is null then c.webhook_url else r.webhook_url end as webhook_url,
+        case when r.webhook_url is null then c.webhook_secret_sealed else r.webhook_secret_sealed end
+          as webhook_secret_sealed,
+        r.webhook_url is null and c.log_webhook_events as log_webhook_events,
+        case when r.webhook_url is null then c.webhook_retry else r.webhook_retry end as webhook_retry, w.traceparent,
         due.rank::int as rank,
         due.pos::int as pos, due.unfinished_since
     ), logged as (

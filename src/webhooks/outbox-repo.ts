@@ -76,6 +76,11 @@ export async function recordAndStart(
       delete from webhook_outbox
       where (seq, claim_token) in (select * from unnest(${done.map((d) => d.event.seq)}::bigint[],
         ${done.map((d) => d.event.claimToken)}::text[]))
+      returning client_id, seq, event
+    ), farewell as (
+      -- A deleted connection's last delivery is done: its endpoint and secret go (0031-retired-webhooks).
+      delete from retired_webhooks r using done d
+      where d.event = 'connection.deleted' and r.client_id = d.client_id and r.last_seq = d.seq
     ), retried as (
       -- Back to the pool, not claimable before its retry time; the events behind it wait (order per resource).
       update webhook_outbox w set next_attempt_at = r.at, claimed_until = null, claim_token = null,
@@ -86,6 +91,8 @@ export async function recordAndStart(
     ), logged as (
       insert into webhook_events (${ATTEMPT_COLUMNS})
       select ${ATTEMPT_COLUMNS} from json_populate_recordset(null::webhook_events, ${JSON.stringify(attempts)}::json) a
+      -- A connection deleted while its event was in flight took its event log with it: the attempt goes nowhere.
+      where exists (select 1 from scim_clients c where c.client_id = a.client_id for key share)
       -- Written again after its answer was lost (OwedBookkeeping): once is enough.
       on conflict (id) do nothing
     )

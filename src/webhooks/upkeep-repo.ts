@@ -87,7 +87,10 @@ export interface RetentionOptions {
   readonly pruneEvents?: () => Promise<number>;
 }
 
-/** The hourly prune: the event log and the events feed past retention, and the rows of long-dead dispatchers. */
+/**
+ * The hourly prune: the event log and the events feed past retention, the rows of long-dead dispatchers, and the
+ * endpoints of deleted connections that owe no delivery.
+ */
 export class Retention {
   readonly #o: RetentionOptions;
   #lastPrune = 0;
@@ -112,5 +115,8 @@ export class Retention {
     if (events > 0) this.#o.logger.info({ pruned: events }, "events feed: pruned events past retention");
     await sql`delete from webhook_dispatchers
       where heartbeat_at < now() - ${DEAD_DISPATCHER_ROW_MS}::bigint * interval '1 millisecond'`.execute(this.#o.db);
+    // A deleted connection's endpoint owes nothing any more (its connection.deleted normally takes it): it goes.
+    await sql`delete from retired_webhooks r where not exists (
+      select 1 from webhook_outbox o where o.client_id = r.client_id and o.seq <= r.last_seq)`.execute(this.#o.db);
   }
 }

@@ -68,3 +68,17 @@ export function scim(
     ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
   });
 }
+
+/**
+ * Resolves once the connection is active: its first successful SCIM request marks it so (and writes
+ * `connection.activated`) after the answer, so a test that counts that event waits for it, bounded.
+ */
+export async function activated(t: TestApp, c: SeededClient, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await adminCall(t, "GET", `/scimClients/${c.clientId}`);
+    if (res.statusCode === 200 && res.json().activated_time !== null) return;
+    if (Date.now() > until) throw new Error(`connection ${c.clientId} not active after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { createIssuedKey, verifyKey } from "../helpers/api-keys.js";
 import { useTestApp } from "../helpers/suite.js";
-import { adminCall, scim, seedClient } from "../helpers/seed.js";
+import { activated, adminCall, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
 const pool = { totalCount: 7, idleCount: 5, waitingCount: 1 };
@@ -64,6 +64,7 @@ it("counts admin requests per operation", async () => {
 it("reports webhook deliveries by outcome, and the outbox backlog and its oldest event's age", async () => {
   const c = await seedClient(o.t, { webhook: { url: receiver.url, secret: "whsec_metrics_0123456789" } });
   await scim(o.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "hooked@example.com" });
+  await activated(o.t, c);
   o.t.clock.advance(30_000);
   const queued = await scrape();
   expect(value(queued, "roster_webhook_outbox_backlog")).toBeGreaterThanOrEqual(1);
@@ -74,9 +75,10 @@ it("reports webhook deliveries by outcome, and the outbox backlog and its oldest
   await scim(o.t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "refused@example.com" });
   await o.webhooks.dispatcher.runOnce();
   const after = await scrape();
-  expect(value(after, 'roster_webhook_deliveries_total{outcome="success"}')).toBe(1);
+  // The first user's user.created and the connection's own connection.created and connection.activated; then one refused.
+  expect(value(after, 'roster_webhook_deliveries_total{outcome="success"}')).toBe(3);
   expect(value(after, 'roster_webhook_deliveries_total{outcome="failure"}')).toBe(1);
-  expect(value(after, 'roster_webhook_delivery_duration_seconds_count{outcome="success"}')).toBe(1);
+  expect(value(after, 'roster_webhook_delivery_duration_seconds_count{outcome="success"}')).toBe(3);
 });
 
 it("reports pool usage and API key rate-limit refusals", async () => {

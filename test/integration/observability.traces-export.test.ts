@@ -108,7 +108,9 @@ it("links the webhook delivery of a request's event to the request's server span
   });
   expect(res.statusCode, res.body).toBe(201);
   const { rows } = await sql<{ id: string; traceparent: string | null }>`
-    select id, traceparent from webhook_outbox where client_id = ${c.clientId}`.execute(database.db);
+    select id, traceparent from webhook_outbox where client_id = ${c.clientId} and event = 'user.created'`.execute(
+    database.db,
+  );
   expect(rows).toHaveLength(1);
   await webhooks.dispatcher.drain();
   await tracing.flush();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resealWebhookSecrets } from "../../src/directory/scim-clients/reseal.js";
 import { ScimClientRepo } from "../../src/directory/scim-clients/repo.js";
+import { RetiredWebhookRepo } from "../../src/directory/scim-clients/retired-repo.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { SecretBox } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
@@ -73,21 +74,36 @@ describe("webhook secrets at rest", () => {
     const c = await seedClient(before.t, { webhook: { url: receiver.url, secret: WEBHOOK_SECRET } });
     const legacy = await sealedOf(before.t, c.clientId);
     expect(legacy.startsWith(new SecretBox([OLD]).primaryPrefix)).toBe(true);
+    // A connection deleted before its events were delivered keeps its endpoint, sealed with the old key, until then.
+    const gone = await seedClient(before.t, { webhook: { url: receiver.url, secret: WEBHOOK_SECRET } });
+    expect((await adminCall(before.t, "DELETE", `/scimClients/${gone.clientId}`)).statusCode).toBe(200);
+    const retired = () =>
+      database.db.selectFrom("retired_webhooks").select("webhook_secret_sealed").where("client_id", "=", gone.clientId);
+    expect(
+      (await retired().executeTakeFirstOrThrow()).webhook_secret_sealed?.startsWith(new SecretBox([OLD]).primaryPrefix),
+    ).toBe(true);
     await before.t.close();
 
     // 2. Restart with the new key in front: new values use it, old ones still open, the resealer moves them.
     const during = await instance([NEW, OLD]);
     expect(new SecretBox([NEW, OLD]).open(legacy)).toBe(WEBHOOK_SECRET);
     // Every secret of the database sealed with the old key (this client's and earlier tests') moves.
-    const first = await resealWebhookSecrets(new ScimClientRepo(database.db), new SecretBox([NEW, OLD]), silent);
+    const reseal = () =>
+      resealWebhookSecrets(
+        new ScimClientRepo(database.db),
+        new SecretBox([NEW, OLD]),
+        silent,
+        new RetiredWebhookRepo(database.db),
+      );
+    const first = await reseal();
     expect(first.unreadable).toBe(0);
-    expect(first.resealed).toBeGreaterThanOrEqual(1);
+    expect(first.resealed).toBeGreaterThanOrEqual(2);
     const moved = await sealedOf(during.t, c.clientId);
     expect(moved.startsWith(new SecretBox([NEW]).primaryPrefix)).toBe(true);
-    expect(await resealWebhookSecrets(new ScimClientRepo(database.db), new SecretBox([NEW, OLD]), silent)).toEqual({
-      resealed: 0,
-      unreadable: 0,
-    });
+    expect(
+      (await retired().executeTakeFirstOrThrow()).webhook_secret_sealed?.startsWith(new SecretBox([NEW]).primaryPrefix),
+    ).toBe(true);
+    expect(await reseal()).toEqual({ resealed: 0, unreadable: 0 });
     await during.t.close();
 
     // 3. Restart without the old key: deliveries are still signed with the same webhook secret.
@@ -99,13 +115,23 @@ describe("webhook secrets at rest", () => {
         userName: "rotated@example.com",
       });
       expect(created.statusCode).toBe(201);
-      expect(await after.webhooks.dispatcher.drain()).toBe(1);
-      expect(receiver.received).toHaveLength(1);
-      const got = receiver.received[0];
-      const header = String(got?.headers["service-signature"]);
-      expect(verifyWebhookSignature(WEBHOOK_SECRET, header, got?.rawBody ?? "", { now: clock.now() })).toBe(true);
+      receiver.knows("all");
+      await after.webhooks.dispatcher.drain();
+      // The live connection's user.created and the deleted one's owed events, all signed with the same secret.
+      const mine = receiver.received.filter((r) => [c.clientId, gone.clientId].includes(String(r.json.directory_id)));
+      expect(mine.filter((r) => r.json.directory_id === gone.clientId).map((r) => r.json.event)).toEqual([
+        "connection.created",
+        "connection.deleted",
+      ]);
+      expect(mine.filter((r) => r.json.event === "user.created").map((r) => r.json.directory_id)).toEqual([c.clientId]);
+      for (const got of mine) {
+        const header = String(got.headers["service-signature"]);
+        expect(verifyWebhookSignature(WEBHOOK_SECRET, header, got.rawBody, { now: clock.now() })).toBe(true);
+      }
+      expect(await retired().executeTakeFirst()).toBeUndefined();
       expect((await adminCall(after.t, "GET", `/scimClients/${c.clientId}`)).json().webhook.secret_set).toBe(true);
     } finally {
+      receiver.knows("directory");
       await after.t.close();
     }
   });

@@ -30,8 +30,13 @@ const groupCreated = (): DirectoryEvent => {
   const id = uuidv7();
   return { kind: "group.created", resourceId: id, data: groupEventData({ id, displayName: "G" }) };
 };
-const newClient = (log: boolean) =>
-  seedClient(w, { webhook: { url: receiver.url, secret: SECRET }, log_webhook_events: log });
+/** A client with a webhook, its own connection.created delivered (and logged with `log`) before the test's events. */
+const newClient = async (log: boolean) => {
+  const c = await seedClient(w, { webhook: { url: receiver.url, secret: SECRET }, log_webhook_events: log });
+  expect(await w.webhooks.dispatcher.drain()).toBe(1);
+  receiver.reset();
+  return c;
+};
 const list = (c: SeededClient, query = "") => adminCall(w, "GET", `/scimClients/${c.clientId}/webhookEvents${query}`);
 const countLogged = async (clientId: string) =>
   Number(
@@ -62,8 +67,14 @@ describe("logging on", () => {
     const res = await list(c);
     expect(res.statusCode).toBe(200);
     const events = res.json().webhook_events as Record<string, unknown>[];
-    expect(events).toHaveLength(5);
-    expect(events.map((e) => e.success)).toEqual([false, false, true, true, true]);
+    // The five recorded events, after the connection's own connection.created.
+    expect(events).toHaveLength(6);
+    expect(events.map((e) => e.success)).toEqual([false, false, true, true, true, true]);
+    expect(events[5]).toMatchObject({
+      event: "connection.created",
+      success: true,
+      payload: { data: { state: "inactive" } },
+    });
     expect(events[0]).toMatchObject({
       directory_id: c.clientId,
       event: "group.created",
@@ -154,8 +165,16 @@ describe("logging on", () => {
   });
 
   it("prunes entries past the retention period (default 30 days)", async () => {
-    const before = await countLogged(c.clientId);
-    expect(before).toBeGreaterThan(0);
+    // Every client's entries of before (another client's connection.created among them) pass retention together.
+    const before = Number(
+      (
+        await w.db
+          .selectFrom("webhook_events")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    expect(before).toBeGreaterThan(await countLogged(c.clientId));
     w.clock.advance(29 * DAY);
     await recordEvents(w.db, w.webhooks, c.clientId, [userCreated()]);
     await w.webhooks.dispatcher.drain();

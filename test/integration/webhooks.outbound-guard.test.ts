@@ -63,10 +63,11 @@ beforeEach(() => {
 
 const hooked = (t: WebhooksApp, url: string) =>
   seedClient(t, { webhook: { url, secret: SECRET }, log_webhook_events: true });
-const logged = async (t: WebhooksApp, c: SeededClient, headers?: Record<string, string>) => {
+/** The client's event log, newest first; `query` narrows it (`?event=webhook.test`). */
+const logged = async (t: WebhooksApp, c: SeededClient, headers?: Record<string, string>, query = "") => {
   const res = await t.request({
     method: "GET",
-    url: `/v2alpha1/admin/scimClients/${c.clientId}/webhookEvents`,
+    url: `/v2alpha1/admin/scimClients/${c.clientId}/webhookEvents${query}`,
     headers: headers ?? { authorization: "Bearer test-admin-token-0123456789" },
   });
   expect(res.statusCode, res.body).toBe(200);
@@ -181,9 +182,13 @@ describe("ROSTER_WEBHOOK_URL_ALLOW", () => {
     const sent = await adminCall(listed, "POST", `/scimClients/${c.clientId}:sendTestEvent`);
     expect(sent.statusCode, sent.body).toBe(202);
     await listed.webhooks.dispatcher.drain();
-    expect(internalHits).toBe(1);
-    const [attempt] = await logged(listed, c);
-    expect(attempt).toMatchObject({ success: true, status_code: 200, response_body: INTERNAL_ANSWER });
+    // The connection's own connection.created, then the test event.
+    expect(internalHits).toBe(2);
+    const attempts = await logged(listed, c);
+    expect(attempts.map((a) => a.event).sort()).toEqual(["connection.created", "webhook.test"]);
+    for (const attempt of attempts) {
+      expect(attempt).toMatchObject({ success: true, status_code: 200, response_body: INTERNAL_ANSWER });
+    }
     for (const url of [`http://[::1]:${port}/hook`, "http://10.0.0.1/hook", `http://127.0.0.2:${port}/hook`]) {
       const res = await adminCall(listed, "PATCH", `/scimClients/${c.clientId}?update_mask=webhook.url`, {
         webhook: { url },
@@ -200,11 +205,11 @@ describe("the receiver's answer in the event log", () => {
     await listed.webhooks.dispatcher.drain();
     const viewer = await adminCall(listed, "POST", "/adminTokens", { name: "auditor", role: "viewer" });
     expect(viewer.statusCode, viewer.body).toBe(201);
-    const asViewer = await logged(listed, c, { authorization: `Bearer ${viewer.json().token}` });
+    const asViewer = await logged(listed, c, { authorization: `Bearer ${viewer.json().token}` }, "?event=webhook.test");
     expect(asViewer).toHaveLength(1);
     expect(asViewer[0]).toMatchObject({ success: true, status_code: 200, response_body: null });
     expect(JSON.stringify(asViewer)).not.toContain("inventory");
-    const asAdmin = await logged(listed, c);
+    const asAdmin = await logged(listed, c, undefined, "?event=webhook.test");
     expect(asAdmin[0]).toMatchObject({ response_body: INTERNAL_ANSWER });
   });
 });

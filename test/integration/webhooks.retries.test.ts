@@ -13,11 +13,16 @@ const { t, database, clock, receiver } = useTestApp({
 });
 beforeEach(() => receiver.reset());
 
-const client = (retry?: string) =>
-  seedClient(t, {
+/** A client with a webhook, its own connection.created delivered before the test's events. */
+const client = async (retry?: string) => {
+  const c = await seedClient(t, {
     webhook: { url: receiver.url, secret: "whsec_retry_0123456789", ...(retry === undefined ? {} : { retry }) },
     log_webhook_events: true,
   });
+  expect(await drain()).toBe(1);
+  receiver.reset();
+  return c;
+};
 const label = (json: Record<string, unknown>) =>
   `${(json.data as { id: string }).id.slice(-4)}:${(json.data as { raw: { displayName: string } }).raw.displayName}`;
 /** A fresh dispatcher each time: the retry schedule lives in PostgreSQL, not in a process. */
@@ -25,8 +30,9 @@ const drain = () => testWebhooks(database.db, clock).dispatcher.drain();
 /** Past a scheduled wait, jitter (±10 %) included. */
 const pastWait = (waitMs: number) => clock.advance(Math.ceil(waitMs * 1.1) + 1);
 
+/** The attempts of the user.updated events the tests record (not the connection's own), oldest first. */
 async function log(c: SeededClient) {
-  const res = await adminCall(t, "GET", `/scimClients/${c.clientId}/webhookEvents?page_size=100`);
+  const res = await adminCall(t, "GET", `/scimClients/${c.clientId}/webhookEvents?page_size=100&event=user.updated`);
   expect(res.statusCode).toBe(200);
   return (res.json().webhook_events as Record<string, unknown>[]).reverse();
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookSender } from "../../src/webhooks/sender.js";
 import { LEASE_MARGIN_MS } from "../../src/webhooks/dispatcher.js";
 import { createTestApp, type ReceiverApp, type TestApp, type TestDatabase } from "../helpers/app.js";
-import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
+import { activated, adminCall, type SeededClient, scim } from "../helpers/seed.js";
 import { checkedDelivery, kinds } from "../helpers/webhook-receiver.js";
 import { outboxCount } from "../helpers/webhooks.js";
 import { useTestApp } from "../helpers/suite.js";
@@ -135,9 +135,11 @@ describe("restart between commit and dispatch", () => {
     };
     const first = await createTestApp({ database, receiver, webhooks: { sender: dying, timeoutMs: TIMEOUT_MS } });
     await createUser(first, first.client);
+    await activated(first, first.client);
     void first.webhooks.dispatcher.runOnce();
     await sending;
-    expect(await leased(database)).toBe(1);
+    // The user's event and, on their own key, the connection's connection.created and connection.activated.
+    expect(await leased(database)).toEqual(["connection.activated", "connection.created", "user.created"]);
     // The app goes away, its dispatcher stuck mid-send, as a process that dies does.
     await first.app.close();
 
@@ -216,17 +218,28 @@ describe("event log through the admin API", () => {
   it("lists every attempt newest first, filters by event and success, pages, and re-sends one", async () => {
     e.receiver.answer((r) => (r.json.event === "user.updated" ? 500 : 200));
     const id = await createUser(e, logged);
-    await nick(e, logged, id, "fails");
+    await activated(e, logged);
+    // The connection's own events go out with user.created (the receiver records the directory's kinds only).
     const ds = await e.deliver();
+    await nick(e, logged, id, "fails");
+    ds.push(...(await e.deliver()));
     expect(kinds(ds)).toEqual(["user.created", "user.updated"]);
 
     const all = await list(logged);
     expect(all.statusCode).toBe(200);
     const entries = all.json().webhook_events as Record<string, unknown>[];
-    expect(entries.map((x) => [x.event, x.success, x.status_code, x.error, x.resend])).toEqual([
+    const userEvents = entries.filter((x) => String(x.event).startsWith("user."));
+    expect(userEvents.map((x) => [x.event, x.success, x.status_code, x.error, x.resend])).toEqual([
       ["user.updated", false, 500, "HTTP 500", false],
       ["user.created", true, 200, null, false],
     ]);
+    const own = entries.filter((x) => String(x.event).startsWith("connection."));
+    expect(own.map((x) => [x.event, x.success]).sort()).toEqual([
+      ["connection.activated", true],
+      ["connection.created", true],
+    ]);
+    expect(entries).toHaveLength(4);
+    expect(entries[0]?.event).toBe("user.updated");
     // The logged payload is exactly what the receiver got, and event_id is the webhook-id.
     expect(entries[0]?.payload).toEqual(ds[1]?.body);
     expect(entries[0]?.event_id).toBe(ds[1]?.webhookId);
@@ -239,7 +252,7 @@ describe("event log through the admin API", () => {
     const page1 = (await list(logged, "?page_size=1")).json();
     expect(page1.webhook_events).toHaveLength(1);
     const page2 = (await list(logged, `?page_size=1&page_token=${page1.next_page_token as string}`)).json();
-    expect((page2.webhook_events as Record<string, unknown>[]).map((x) => x.event)).toEqual(["user.created"]);
+    expect((page2.webhook_events as Record<string, unknown>[]).map((x) => x.id)).toEqual([entries[1]?.id]);
 
     e.receiver.answer(200);
     const resent = await adminCall(
@@ -255,11 +268,13 @@ describe("event log through the admin API", () => {
     expect(again[0]?.received.rawBody.equals(ds[1]?.received.rawBody ?? Buffer.alloc(0))).toBe(true);
 
     const after = (await list(logged)).json().webhook_events as Record<string, unknown>[];
-    expect(after.map((x) => [x.event, x.success, x.resend])).toEqual([
-      ["user.updated", true, true],
-      ["user.updated", false, false],
-      ["user.created", true, false],
-    ]);
+    expect(after.filter((x) => String(x.event).startsWith("user.")).map((x) => [x.event, x.success, x.resend])).toEqual(
+      [
+        ["user.updated", true, true],
+        ["user.updated", false, false],
+        ["user.created", true, false],
+      ],
+    );
   });
 
   it("with logging off, deliveries leave no entry and no outbox row", async () => {
@@ -270,11 +285,13 @@ describe("event log through the admin API", () => {
   });
 });
 
-async function leased(database: TestDatabase): Promise<number> {
-  const r = await database.db
+/** The kinds of the outbox rows under a lease, sorted. */
+async function leased(database: TestDatabase): Promise<string[]> {
+  const rows = await database.db
     .selectFrom("webhook_outbox")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .select("event")
     .where("claimed_until", "is not", null)
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
+    .orderBy("event")
+    .execute();
+  return rows.map((r) => r.event);
 }

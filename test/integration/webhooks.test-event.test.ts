@@ -196,6 +196,8 @@ describe("POST /scimClients/{id}:sendTestEvent", () => {
 
   it("is refused to a viewer admin token (it is a write)", async () => {
     const c = await hooked();
+    // The connection's own connection.created, before the refused call is shown to queue nothing.
+    expect(await w.webhooks.dispatcher.drain()).toBe(1);
     const created = await adminCall(w, "POST", "/adminTokens", { name: "read-only", role: "viewer" });
     expect(created.statusCode, created.body).toBe(201);
     const res = await w.request({

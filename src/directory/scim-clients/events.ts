@@ -26,15 +26,16 @@ export function connectionEvent(kind: ConnectionEventKind, client: ScimClient, s
 
 /**
  * The origin of a connection's own events: its creation and deletion are the admin API's doing (a setup-link
- * session's too), its activation its first successful SCIM request's. They go to the events feed only
- * (docs/decisions.md, "Events from any source"): a connection's webhook carries the changes of its directory, and a
- * deleted connection has no webhook left to sign with.
+ * session's too), its activation its first successful SCIM request's. They go to the events feed and, like its
+ * directory's changes, to the connection's webhook when it has a URL (docs/webhooks.md): `connection.deleted` is
+ * written while the connection still exists, and the deletion keeps its endpoint until what it owes is delivered
+ * (0031-retired-webhooks).
  */
 export const connectionOrigin = (client: ScimClient, kind: ConnectionEventKind): EventOrigin => ({
   organizationId: client.organizationId,
   clientId: client.clientId,
   tenant: client.tenant,
   product: client.product,
-  webhookUrl: null,
+  webhookUrl: client.webhookUrl,
   source: kind === "connection.activated" ? "scim" : "admin",
 });

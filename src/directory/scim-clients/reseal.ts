@@ -1,6 +1,7 @@
 import type { SecretBox } from "../../platform/crypto.js";
 import type { Logger } from "../../platform/logger.js";
 import type { ScimClientRepo } from "./repo.js";
+import type { RetiredWebhookRepo } from "./retired-repo.js";
 
 export interface ResealOutcome {
   /** Webhook secrets now sealed with the first key of ROSTER_SECRETS. */
@@ -15,32 +16,40 @@ const BATCH = 100;
  * ROSTER_SECRETS rotation (docs/security.md): re-encrypts every stored webhook secret that is not sealed with the
  * first key, in batches in client_id order. Each row is written only if it still holds the value read, so a
  * concurrent change (or another instance doing the same at start-up) is never overwritten. It walks the table once,
- * in the background after start-up: the rows are few (one per SCIM client) and no request waits for it.
+ * in the background after start-up: the rows are few (one per SCIM client) and no request waits for it. The
+ * endpoints deleted connections keep until their last deliveries (`retired`) are re-encrypted too.
  */
 export async function resealWebhookSecrets(
   repo: ScimClientRepo,
   box: SecretBox,
   logger: Logger,
+  retired?: RetiredWebhookRepo,
 ): Promise<ResealOutcome> {
   let resealed = 0;
   let unreadable = 0;
+  const open = (sealed: string, clientId: string): string | undefined => {
+    try {
+      return box.open(sealed);
+    } catch {
+      unreadable += 1;
+      logger.warn({ clientId }, "webhook secret sealed with a key no longer in ROSTER_SECRETS");
+      return undefined;
+    }
+  };
   let after = "";
   for (;;) {
     const rows = await repo.sealedOtherwise(box.primaryPrefix, after, BATCH);
     for (const { clientId, sealed } of rows) {
-      let plaintext: string;
-      try {
-        plaintext = box.open(sealed);
-      } catch {
-        unreadable += 1;
-        logger.warn({ clientId }, "webhook secret sealed with a key no longer in ROSTER_SECRETS");
-        continue;
-      }
-      if (await repo.reseal(clientId, sealed, box.seal(plaintext))) resealed += 1;
+      const plaintext = open(sealed, clientId);
+      if (plaintext !== undefined && (await repo.reseal(clientId, sealed, box.seal(plaintext)))) resealed += 1;
     }
     const last = rows[rows.length - 1];
     if (last === undefined || rows.length < BATCH) break;
     after = last.clientId;
+  }
+  for (const s of (await retired?.sealedOtherwise(box.primaryPrefix)) ?? []) {
+    const plaintext = open(s.sealed, s.clientId);
+    if (plaintext !== undefined && (await retired?.reseal(s, box.seal(plaintext)))) resealed += 1;
   }
   if (resealed > 0 || unreadable > 0) {
     logger.info({ resealed, unreadable }, "webhook secrets re-encrypted with the first key of ROSTER_SECRETS");
