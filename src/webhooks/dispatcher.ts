@@ -227,19 +227,20 @@ export class WebhookDispatcher {
     // delivery's bookkeeping leaves claims whose owner — this live dispatcher — keeps its lease.
     await this.#settleOwed(now);
     const claimToken = randomBytes(12).toString("base64url");
+    const leaseUntil = new Date(now.getTime() + this.#o.timeoutMs + LEASE_MARGIN_MS);
     const claim = await claimDue(this.#o.db, {
       owner: this.#heartbeat.id,
       ownerStaleMs: this.#heartbeat.staleMs,
       limit,
       now,
-      leaseUntil: new Date(now.getTime() + this.#o.timeoutMs + LEASE_MARGIN_MS),
+      leaseUntil,
       chain: this.#chain,
       leaseStepMs: this.#o.timeoutMs,
       claimToken,
       after: this.#cursor,
       excludeOrganizations: exclude,
     }).catch((e: unknown) => {
-      this.#owed.claimLost(claimToken);
+      this.#owed.claimLost(claimToken, leaseUntil);
       throw e;
     });
     this.#cursor = claim.cursor ?? this.#cursor;
