@@ -13,6 +13,8 @@
 #   LAB_SCENARIOS=failover,all-instances,failback       which scenarios, in this order (default: all three)
 #   LAB_SYNC_STRICT=false bash deploy/lab/run.sh         without synchronous_mode_strict (for comparison)
 #   LAB_PHASE_SECONDS, LAB_WORKERS, LAB_WAIT_SECONDS     the load's phases (12 s), writers (6), bound on each wait (180 s)
+#   LAB_DELIVERY_BOUND_SECONDS                           bound on the delivery of events committed after a database
+#                                                        failover's recovery (2 s; a later one fails the scenario)
 #
 # The report (docs/scaling.md shows one) is written by the exit trap whatever happens, to $LAB_DIR-logs/report.md
 # beside the logs, and to LAB_REPORT when set.

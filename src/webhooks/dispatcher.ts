@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Deliverer, type DelivererOptions } from "./delivery.js";
 import { GroupCommit } from "./group-commit.js";
-import { type ClaimedEvent, claimDue, type OutboxKey } from "./outbox-claim-repo.js";
+import { type ClaimedEvent, chainsOf, claimDue, type OutboxKey } from "./outbox-claim-repo.js";
 import { type Finished, outboxBookkeeping, releaseClaimed } from "./outbox-repo.js";
 import { defaultPerOrganization, OrganizationShares } from "./organization-shares.js";
 import { OwedBookkeeping } from "./owed-bookkeeping.js";
@@ -21,6 +21,11 @@ export const DEFAULT_POLL_INTERVAL_MS = 1000;
  * of one each — the dispatcher's share of the CPU, which a write with a webhook pays in latency, shrinks with it.
  */
 export const DEFAULT_CLAIM_INTERVAL_MS = 10;
+/**
+ * After a failed claim, the next one waits at least this long (then for a wake-up or the rest of the poll interval):
+ * at most a few failing claims a second in an outage, and soon after the first commit once it ends.
+ */
+export const CLAIM_RETRY_MIN_MS = 200;
 /** A lease outlives the request timeout by this much before another dispatcher may take the event over. */
 export const LEASE_MARGIN_MS = 30_000;
 
@@ -170,8 +175,12 @@ export class WebhookDispatcher {
         }
       } catch (e) {
         this.#o.logger.error({ err: e }, "webhook dispatcher: claiming failed; retrying after the poll interval");
-        // Not at the next wake: every write wakes the dispatcher, and in an outage each claim would fail (and log).
-        await new Promise<void>((resolve) => setTimeout(resolve, this.#pollMs).unref());
+        // Again after the poll interval, or at the next wake-up — a write that committed: the database answers again,
+        // and what the write queued, and the outage's leftovers, are due — but never sooner than CLAIM_RETRY_MIN_MS,
+        // so that wake-ups that are no commits (deliveries ending) cannot make a failing claim a busy loop.
+        const floor = Math.min(CLAIM_RETRY_MIN_MS, this.#pollMs);
+        await new Promise<void>((resolve) => setTimeout(resolve, floor).unref());
+        await this.#idle(this.#pollMs - floor);
         continue;
       }
       await this.#idle();
@@ -194,13 +203,14 @@ export class WebhookDispatcher {
     await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
   }
 
-  async #idle(): Promise<void> {
+  /** Until a wake-up, or `ms` (the poll interval). */
+  async #idle(ms = this.#pollMs): Promise<void> {
     if (this.#wakeRequested || this.#stopping) {
       this.#wakeRequested = false;
       return;
     }
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, this.#pollMs);
+      const timer = setTimeout(done, ms);
       timer.unref();
       const self = this;
       function done() {
@@ -227,19 +237,20 @@ export class WebhookDispatcher {
     // delivery's bookkeeping leaves claims whose owner — this live dispatcher — keeps its lease.
     await this.#settleOwed(now);
     const claimToken = randomBytes(12).toString("base64url");
+    const leaseUntil = new Date(now.getTime() + this.#o.timeoutMs + LEASE_MARGIN_MS);
     const claim = await claimDue(this.#o.db, {
       owner: this.#heartbeat.id,
       ownerStaleMs: this.#heartbeat.staleMs,
       limit,
       now,
-      leaseUntil: new Date(now.getTime() + this.#o.timeoutMs + LEASE_MARGIN_MS),
+      leaseUntil,
       chain: this.#chain,
       leaseStepMs: this.#o.timeoutMs,
       claimToken,
       after: this.#cursor,
       excludeOrganizations: exclude,
     }).catch((e: unknown) => {
-      this.#owed.claimLost(claimToken);
+      this.#owed.claimLost(claimToken, leaseUntil);
       throw e;
     });
     this.#cursor = claim.cursor ?? this.#cursor;
@@ -281,16 +292,4 @@ export class WebhookDispatcher {
       this.#owed.notReleased(events);
     });
   }
-}
-
-/** Claimed events (in seq order) grouped by resource, each group in seq order. */
-function chainsOf(events: readonly ClaimedEvent[]): ClaimedEvent[][] {
-  const byKey = new Map<string, ClaimedEvent[]>();
-  for (const e of events) {
-    const key = `${e.clientId}\u0000${e.orderingKey}`;
-    const chain = byKey.get(key);
-    if (chain === undefined) byKey.set(key, [e]);
-    else chain.push(e);
-  }
-  return [...byKey.values()];
 }

@@ -267,3 +267,15 @@ function toEvents(rows: readonly ClaimRow[], claimToken: string): ClaimedEvent[]
     }))
     .sort((a, b) => a.seq - b.seq);
 }
+
+/** Claimed events (in seq order) grouped by resource, each group in seq order. */
+export function chainsOf(events: readonly ClaimedEvent[]): ClaimedEvent[][] {
+  const byKey = new Map<string, ClaimedEvent[]>();
+  for (const e of events) {
+    const key = `${e.clientId}\u0000${e.orderingKey}`;
+    const chain = byKey.get(key);
+    if (chain === undefined) byKey.set(key, [e]);
+    else chain.push(e);
+  }
+  return [...byKey.values()];
+}

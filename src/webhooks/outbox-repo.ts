@@ -33,15 +33,23 @@ export async function releaseClaimed(db: Db, events: readonly ClaimedEvent[]): P
 /**
  * The rows of claims whose answers were lost (the claim may or may not have committed): back to the pool at once,
  * as releaseClaimed does, and the head's attempt the claim marked started is taken back — it was never sent. A scan
- * of the outbox, which holds only undelivered events; run only after a failed claim.
+ * of the outbox, which holds only undelivered events; run only after a failed claim. Returns the tokens whose rows
+ * it found: a token found nowhere belongs to a claim that did not commit — or that has not committed yet (a commit
+ * waiting for a synchronous standby, its connection cut: its rows look unclaimed until it goes through).
  */
-export async function releaseClaimTokens(db: Db, claimTokens: readonly string[]): Promise<void> {
-  if (claimTokens.length === 0) return;
-  await sql`
-    update webhook_outbox set claimed_until = null, claim_token = null, claimed_by = null,
-      attempts = attempts - (attempt_started_at is not null)::int, attempt_started_at = null
-    where claim_token = any(${claimTokens}::text[])
+export async function releaseClaimTokens(db: Db, claimTokens: readonly string[]): Promise<Set<string>> {
+  if (claimTokens.length === 0) return new Set();
+  const rows = await sql<{ claim_token: string }>`
+    with released as (
+      update webhook_outbox w set claimed_until = null, claim_token = null, claimed_by = null,
+        attempts = w.attempts - (w.attempt_started_at is not null)::int, attempt_started_at = null
+      from webhook_outbox o
+      where o.seq = w.seq and w.claim_token = any(${claimTokens}::text[])
+      returning o.claim_token
+    )
+    select distinct claim_token from released
   `.execute(db);
+  return new Set(rows.rows.map((r) => r.claim_token));
 }
 
 export interface Finished {
@@ -108,7 +116,7 @@ export async function recordAndStart(
 export interface OutboxBookkeeping {
   recordAndStart(finished: readonly Finished[], start: readonly ClaimedEvent[], now: Date): Promise<Set<number>>;
   releaseClaimed(events: readonly ClaimedEvent[]): Promise<void>;
-  releaseClaimTokens(claimTokens: readonly string[]): Promise<void>;
+  releaseClaimTokens(claimTokens: readonly string[]): Promise<Set<string>>;
 }
 
 export const outboxBookkeeping = (db: Db): OutboxBookkeeping => ({

@@ -180,3 +180,48 @@ describe("bookkeeping that failed while the database was away", () => {
     await app.webhooks.dispatcher.stop();
   });
 });
+
+describe("a claim that failed in an outage", () => {
+  const away = new DatabaseAway();
+  let db: TestDatabase;
+  let app: ReceiverApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    // A poll interval far beyond the bound below: only a commit's wake-up can bring the next claim in time.
+    app = await createTestApp({
+      receiver: true,
+      database: db,
+      webhooks: { bookkeepingDb: db.db.withPlugin(away), pollIntervalMs: 30_000 },
+    });
+  });
+
+  afterAll(async () => {
+    away.mode = "none";
+    await app.close();
+    await db.close();
+  });
+
+  it("is tried again as soon as a write commits, not after the poll interval", async () => {
+    app.webhooks.dispatcher.start();
+    away.mode = "all";
+    const created = await scim(app, app.client, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "w@x.com" });
+    expect(created.statusCode).toBe(201);
+    // The write's wake-up: its claim fails, and the dispatcher waits.
+    await vi.waitFor(() => expect(away.failures).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    expect(app.receiver.received).toHaveLength(0);
+
+    away.mode = "none";
+    const recovered = Date.now();
+    expect((await nick(app, created.json().id as string, "back")).statusCode).toBe(200);
+    const events = () => app.receiver.received.map((r) => (r.json as { event: string }).event);
+    await vi.waitFor(() => expect(events()).toEqual(["user.created", "user.updated"]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const ms = Date.now() - recovered;
+    process.stdout.write(`delivered ${ms} ms after the database answered again (poll interval 30 s)\n`);
+    expect(ms).toBeLessThan(2_000);
+    await app.webhooks.dispatcher.stop();
+  });
+});
