@@ -11,10 +11,9 @@ import { mayDeprovision, type OutboxBatch } from "./event-port.js";
  * of their rows is expanded into `api_key.*` events while held.
  *
  * Columns: id, event, ordering_key, data, body, key_actor, key_id, n (the event's position in the batch). Nothing
- * is written unless `when` holds.
+ * is written unless `when` holds. `rows` is JSON.stringify(batch.rows), made once by the caller.
  */
-export function guardedEventRows(batch: OutboxBatch, when: RawBuilder<unknown>): RawBuilder<unknown> {
-  const rows = JSON.stringify(batch.rows);
+export function guardedEventRows(batch: OutboxBatch, rows: string, when: RawBuilder<unknown>): RawBuilder<unknown> {
   const tripId = uuidv7(batch.createdAt.getTime());
   const routed = (json: RawBuilder<unknown>) => sql`select g.id, g.event, g.ordering_key, g.data, g.body, g.key_actor,
       g.key_id, g.n
@@ -22,12 +21,15 @@ export function guardedEventRows(batch: OutboxBatch, when: RawBuilder<unknown>):
       ${batch.createdAt}::timestamptz, ${batch.webhook}::boolean, ${batch.traceparent}::text, ${json}, ${tripId}::uuid)
       as g`;
   if (batch.rows.some(mayDeprovision)) return routed(sql`${rows}::json`);
-  // A batch that deprovisions nothing passes unchanged unless the connection holds events (the function's own first
-  // test): decided here in SQL, so the common write runs no PL/pgSQL and parses none of its rows' data. The test is
-  // a one-time filter of each branch: the function runs only when the connection holds events. A held event of this
-  // very resource committed after this statement's snapshot came with a write of the same row, which the statement's
-  // row lock or version guard meets first.
-  const holds = sql`exists (select 1 from held_events h where h.client_id = ${batch.directoryId}::text)`;
+  // A batch that deprovisions nothing is held only behind a held event of one of its resources (the function's
+  // tests when it counts nothing): decided here in SQL, so such a write runs no PL/pgSQL and parses none of its
+  // rows' data, even while its connection holds other users' changes. The test is a one-time filter of each branch:
+  // the function runs only when it would hold the batch. A held event of this very resource committed after this
+  // statement's snapshot came with a write of the same row, which the statement's row lock or version guard meets
+  // first.
+  const keys = batch.rows.map((r) => r.orderingKey);
+  const holds = sql`exists (select 1 from held_events h
+    where h.ordering_key = any(${keys}::text[]) and h.client_id = ${batch.directoryId}::text)`;
   return sql`select v.* from (select ${rows}::json as j) p, lateral (
       select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
       from rows from (json_to_recordset(p.j)
