@@ -22,11 +22,11 @@ export function guardedEventRows(batch: OutboxBatch, rows: string, when: RawBuil
       as g`;
   if (batch.rows.some(mayDeprovision)) return routed(sql`${rows}::json`);
   // A batch that deprovisions nothing is held only behind a held event of one of its resources (the function's
-  // tests when it counts nothing): decided here in SQL, so such a write runs no PL/pgSQL and parses none of its
-  // rows' data, even while its connection holds other users' changes. The test is a one-time filter of each branch:
-  // the function runs only when it would hold the batch. A held event of this very resource committed after this
-  // statement's snapshot came with a write of the same row, which the statement's row lock or version guard meets
-  // first.
+  // tests when it counts nothing): decided here in SQL, so such a write skips the guard's function and parses none
+  // of its rows' data, even while its connection holds other users' changes. The test is a one-time filter of each
+  // branch: the function runs only when it would hold the batch. A held event of this very resource committed after
+  // this statement's snapshot came with a write of the same row, which the statement's row lock or version guard
+  // meets first.
   const keys = batch.rows.map((r) => r.orderingKey);
   const holds = sql`exists (select 1 from held_events h
     where h.ordering_key = any(${keys}::text[]) and h.client_id = ${batch.directoryId}::text)`;
