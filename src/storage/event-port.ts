@@ -86,6 +86,18 @@ export interface EventSink {
   committed(batch: OutboxBatch): void;
 }
 
+/** A top-level `"active": false` (or `"false"`) in JSON text, wherever it is: see mayDeprovision. */
+const INACTIVE = /"active"\s*:\s*(?:false|"false")/;
+
+/**
+ * Whether `row` may be a deprovisioning change as the deprovisioning guard counts one (`roster_route_events`,
+ * 0030-deprovisioning-guard): a `user.deleted`, or a `user.updated` whose data's `active` is false. It never misses
+ * one (data is JSON.stringify's text) and may match more (an `"active":false` nested in an extension): the guard's own
+ * count decides; this only spares the rows that cannot count the guard's work.
+ */
+export const mayDeprovision = (row: OutboxRow): boolean =>
+  row.event === "user.deleted" || (row.event === "user.updated" && INACTIVE.test(row.data));
+
 /** `sink`, with `then` called after each commit as well (the composition root wakes the webhook dispatcher so). */
 export function afterCommit(sink: EventSink, then: (batch: OutboxBatch) => void): EventSink {
   return {

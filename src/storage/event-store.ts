@@ -48,7 +48,7 @@ export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): Ra
   // A SCIM connection's batch goes through its deprovisioning guard, which may hold it; admin events bypass it.
   const published =
     batch.source === "scim" && batch.directoryId !== null
-      ? guardedEventRows(batch, when)
+      ? guardedEventRows(batch, rows, when)
       : sql`select v.* from rows from (json_to_recordset(${rows}::json)
           as (id uuid, event text, "orderingKey" text, data text, body text, "keyActor" uuid, "keyId" uuid))
           with ordinality as v(id, event, ordering_key, data, body, key_actor, key_id, n)

@@ -1,6 +1,6 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
-import type { OutboxBatch } from "../events.js";
+import { mayDeprovision, type OutboxBatch } from "../events.js";
 import type { GuardRepo } from "./repo.js";
 import type { DiscardResult, GuardSettings, GuardState, ReleaseResult } from "./types.js";
 
@@ -13,8 +13,8 @@ export interface CountMismatch {
   readonly held: number;
 }
 
-const isDeprovisioning = (batch: OutboxBatch): boolean =>
-  batch.rows.some((r) => r.event === "user.deleted" || r.event === "user.updated");
+/** Only a batch the guard counts can trip it: every other write skips the claim's round trip. */
+const isDeprovisioning = (batch: OutboxBatch): boolean => batch.rows.some(mayDeprovision);
 
 /**
  * The deprovisioning guard of a connection (docs/deprovisioning.md): its settings, its state, and an admin's end of
