@@ -23,6 +23,7 @@ import * as eventSources from "./0025-event-sources.js";
 import * as requestLogPartitions from "./0026-request-log-partitions.js";
 import * as writeCost from "./0027-write-cost.js";
 import * as deprovisioningGuard from "./0030-deprovisioning-guard.js";
+import * as heldKeyEvents from "./0032-held-key-events.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0026-request-log-partitions": requestLogPartitions,
   "0027-write-cost": writeCost,
   "0030-deprovisioning-guard": deprovisioningGuard,
+  "0032-held-key-events": heldKeyEvents,
 };
