@@ -269,6 +269,24 @@ describe("what a trip holds", () => {
   });
 });
 
+describe("retention", () => {
+  it("the feed's retention prunes around held events, never them: a release after it still publishes them", async () => {
+    await configure({ min_count: 1, window_seconds: 60 });
+    const ids = await users(3);
+    for (const id of ids) await deactivate(id);
+    expect(await guard()).toMatchObject({ state: "HOLDING", held_events: 2 });
+    t.clock.advance(400 * 24 * 3600 * 1000);
+    expect(await t.webhooks.feed.prune()).toBeGreaterThan(0);
+    expect(await guard()).toMatchObject({ state: "HOLDING", held_events: 2, held_users: 2 });
+    const res = await adminCall(t, "POST", `/scimClients/${c.clientId}/deprovisioningGuard:release`, {
+      confirm_count: 2,
+    });
+    expect(res.json()).toEqual({ released: 2 });
+    const released = (await feed()).filter((e) => e.event === "user.updated").map((e) => e.data.id);
+    expect(released).toEqual(ids.slice(1));
+  });
+});
+
 describe("across instances", () => {
   it("a second instance sees the held state and holds the connection's changes, and the first releases them", async () => {
     await configure({ min_count: 2 });

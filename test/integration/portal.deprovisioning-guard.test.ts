@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN } from "../helpers/app.js";
 import { type Browser, launchBrowser, screenshot, seriousViolations } from "../helpers/browser.js";
@@ -73,9 +74,12 @@ describe("the deprovisioning guard in the portal", () => {
     expect(after).toMatchObject({ state: "FLOWING", held_events: 0 });
     const audit = await adminCall(t, "GET", "/auditLog?page_size=20");
     expect(audit.body).toContain("releaseHeldDeprovisioning");
-    // The released deactivations reached the feed, each user's key events with them (none here: no keys).
-    const held = await adminCall(t, "GET", `/scimClients/${c.clientId}`);
-    expect(held.json().deprovisioning_guard).toMatchObject({ state: "FLOWING", window_count: 0 });
+    // All 60 deactivations are in the feed now, the 10 released ones last, in the burst's order.
+    const { rows } = await sql<{ data: string }>`select data from directory_events
+      where directory_id = ${c.clientId} and event = 'user.updated' order by txid, seq`.execute(t.db);
+    expect(rows.map((r) => (JSON.parse(r.data) as { id: string; active: boolean }).id)).toEqual(ids);
+    const client = await adminCall(t, "GET", `/scimClients/${c.clientId}`);
+    expect(client.json().deprovisioning_guard).toMatchObject({ state: "FLOWING", window_count: 0 });
   });
 
   it("changes the guard's limits and switches it off from the connection's settings", { timeout: 60_000 }, async () => {
