@@ -132,6 +132,10 @@ async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<v
       ...(await observability.health(clientId)),
       deprovisioning_guard: guardJson(await deps.deprovisioningGuard.state(clientId)),
     }),
+    guard: {
+      settings: (clientId) => deps.deprovisioningGuard.state(clientId),
+      configure: async (clientId, settings) => guardJson(await deps.deprovisioningGuard.configure(clientId, settings)),
+    },
   });
   registerGuardRoutes(scope, { scimClients, guard: deps.deprovisioningGuard });
   registerApiKeyRoutes(scope, {

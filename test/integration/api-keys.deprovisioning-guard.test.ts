@@ -118,9 +118,45 @@ describe("what trips the guard", () => {
     t.clock.advance(61_000);
     await deactivate(ids[2] as string);
     expect(await guard()).toMatchObject({ state: "FLOWING", window_count: 1 });
-    await configure({ min_count: 2, window_seconds: 60, enabled: false });
+    // Switched off through the SCIM client's own settings (`deprovisioning_guard`), the other fields stay.
+    const off = await adminCall(t, "PATCH", `/scimClients/${c.clientId}`, { deprovisioning_guard: { enabled: false } });
+    expect(off.statusCode, off.body).toBe(200);
+    expect(off.json().deprovisioning_guard).toMatchObject({ enabled: false, min_count: 2, window_seconds: 60 });
     for (const id of ids.slice(3)) await deactivate(id);
     expect(await guard()).toMatchObject({ state: "FLOWING", enabled: false, held_events: 0 });
+  });
+});
+
+describe("settings", () => {
+  it("are settings of the SCIM client too: read with it, set by its PATCH (update mask) and create, checked", async () => {
+    const read = (await adminCall(t, "GET", `/scimClients/${c.clientId}`)).json();
+    expect(read.deprovisioning_guard).toMatchObject({ enabled: true, share_percent: 20, min_count: 50 });
+    const masked = await adminCall(
+      t,
+      "PATCH",
+      `/scimClients/${c.clientId}?update_mask=deprovisioning_guard.min_count`,
+      {
+        deprovisioning_guard: { min_count: 200, share_percent: 5 },
+      },
+    );
+    expect(masked.statusCode, masked.body).toBe(200);
+    expect(masked.json().deprovisioning_guard).toMatchObject({ share_percent: 20, min_count: 200 });
+    const whole = await adminCall(t, "PATCH", `/scimClients/${c.clientId}?update_mask=deprovisioning_guard`, {
+      deprovisioning_guard: { window_seconds: 600 },
+    });
+    expect(whole.json().deprovisioning_guard).toMatchObject({ min_count: 50, window_seconds: 600 });
+    expect(await guard()).toMatchObject({ enabled: true, share_percent: 20, min_count: 50, window_seconds: 600 });
+    const bad = await adminCall(t, "PATCH", `/scimClients/${c.clientId}`, {
+      deprovisioning_guard: { share_percent: 0 },
+    });
+    expect(bad.statusCode, bad.body).toBe(400);
+    expect(bad.json().error).toMatchObject({ status: "INVALID_ARGUMENT" });
+    const created = await adminCall(t, "POST", "/scimClients", {
+      organization_id: c.organizationId,
+      deprovisioning_guard: { enabled: false },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().deprovisioning_guard).toMatchObject({ enabled: false, min_count: 50 });
   });
 });
 
@@ -129,8 +165,9 @@ describe("what a trip holds", () => {
     await configure({ min_count: 2 });
     const ids = await users(4);
     const [, , held, gone] = ids as [string, string, string, string];
-    const heldKey = (await createIssuedKey(t, { organization_id: c.organizationId, actor_id: held })).secret as string;
-    const goneKey = (await createIssuedKey(t, { organization_id: c.organizationId, actor_id: gone })).secret as string;
+    const heldIssued = await createIssuedKey(t, { organization_id: c.organizationId, actor_id: held });
+    const goneIssued = await createIssuedKey(t, { organization_id: c.organizationId, actor_id: gone });
+    const [heldKey, goneKey] = [heldIssued.secret as string, goneIssued.secret as string];
     await t.deliver();
     await deactivate(ids[0] as string);
     await deactivate(ids[1] as string);
@@ -150,6 +187,7 @@ describe("what a trip holds", () => {
     const events = await feed();
     const kinds = events.map((e) => `${e.event}:${e.data.id ?? ""}`);
     expect(kinds).toContain(`user.created:${fresh}`);
+    expect(kinds.filter((k) => k.startsWith("api_key."))).toEqual([]);
     expect(kinds.filter((k) => k.startsWith("user.updated") || k.startsWith("user.deleted"))).toEqual([
       `user.updated:${ids[0]}`,
       `user.updated:${ids[1]}`,
@@ -172,15 +210,27 @@ describe("what a trip holds", () => {
       confirm_count: 2,
     });
     expect(stale.statusCode, stale.body).toBe(409);
-    const released = await adminCall(t, "POST", `/scimClients/${c.clientId}:releaseHeldDeprovisioning`, {
+    const release = await adminCall(t, "POST", `/scimClients/${c.clientId}:releaseHeldDeprovisioning`, {
       confirm_count: 3,
     });
-    expect(released.statusCode, released.body).toBe(200);
-    expect(released.json()).toEqual({ released: 3 });
-    const after = (await feed()).map((e) => `${e.event}:${e.data.id ?? ""}`);
-    expect(after.slice(-3)).toEqual([`user.updated:${held}`, `user.deleted:${gone}`, `user.updated:${held}`]);
+    expect(release.statusCode, release.body).toBe(200);
+    expect(release.json()).toEqual({ released: 3 });
+    // The key events the held changes would have written come with them, in their place.
+    const released = (await feed()).slice(-5);
+    expect(released.map((e) => `${e.event}:${e.data.id ?? ""}`)).toEqual([
+      `user.updated:${held}`,
+      `api_key.suspended:${heldIssued.key_id}`,
+      `user.deleted:${gone}`,
+      `api_key.revoked:${goneIssued.key_id}`,
+      `user.updated:${held}`,
+    ]);
+    expect(released[1]?.data).toMatchObject({ actor_id: held, state: "SUSPENDED", suspend_reason: "ACTOR_INACTIVE" });
+    expect(released[3]?.data).toMatchObject({ actor_id: gone, state: "REVOKED", revoke_reason: "ACTOR_DELETED" });
     const sent = deliveredFor(await t.deliver());
-    expect(sent.map((d) => `${d.event}:${d.body.data.id}`)).toEqual(after.slice(-3));
+    expect(sent.map((d) => `${d.event}:${d.body.data.id}`)).toEqual(
+      released.map((e) => `${e.event}:${e.data.id ?? ""}`),
+    );
+    expect(sent[3]?.body.data).toEqual(released[3]?.data);
     expect(await verifyKey(t, heldKey)).toMatchObject({ valid: false, reason: "ACTOR_INACTIVE" });
     expect(await verifyKey(t, goneKey)).toMatchObject({ valid: false });
     expect(await guard()).toMatchObject({ state: "FLOWING", held_events: 0, window_count: 0 });
@@ -203,17 +253,37 @@ describe("what a trip holds", () => {
     await t.deliver();
     const state = await guard();
     expect(state).toMatchObject({ held_events: 3, held_users: 2, held_users_still_inactive: 1 });
-    const res = await adminCall(t, "POST", `/scimClients/${c.clientId}:discardHeldDeprovisioning`, {
+    const res = await adminCall(t, "POST", `/scimClients/${c.clientId}/deprovisioningGuard:discard`, {
       confirm_count: 3,
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ discarded: 3, held_users_still_inactive: 1 });
+    const audit = await adminCall(t, "GET", "/auditLog?page_size=50");
+    expect(audit.body).toContain("scimClients.deprovisioningGuard.discard");
     expect(await guard()).toMatchObject({ state: "FLOWING", held_events: 0 });
     expect(deliveredFor(await t.deliver())).toEqual([]);
     const kinds = (await feed())
       .filter((e) => e.event === "user.updated" || e.event === "connection.deprovisioning_held")
       .map((e) => `${e.event}:${e.data.id}`);
     expect(kinds).toEqual([`user.updated:${ids[0]}`, "connection.deprovisioning_held:undefined"]);
+  });
+});
+
+describe("retention", () => {
+  it("the feed's retention prunes around held events, never them: a release after it still publishes them", async () => {
+    await configure({ min_count: 1, window_seconds: 60 });
+    const ids = await users(3);
+    for (const id of ids) await deactivate(id);
+    expect(await guard()).toMatchObject({ state: "HOLDING", held_events: 2 });
+    t.clock.advance(400 * 24 * 3600 * 1000);
+    expect(await t.webhooks.feed.prune()).toBeGreaterThan(0);
+    expect(await guard()).toMatchObject({ state: "HOLDING", held_events: 2, held_users: 2 });
+    const res = await adminCall(t, "POST", `/scimClients/${c.clientId}/deprovisioningGuard:release`, {
+      confirm_count: 2,
+    });
+    expect(res.json()).toEqual({ released: 2 });
+    const released = (await feed()).filter((e) => e.event === "user.updated").map((e) => e.data.id);
+    expect(released).toEqual(ids.slice(1));
   });
 });
 
@@ -227,7 +297,7 @@ describe("across instances", () => {
     expect(await guard(b)).toMatchObject({ state: "HOLDING", held_events: 1 });
     await deactivate(ids[3] as string, b);
     expect(await guard(t)).toMatchObject({ state: "HOLDING", held_events: 2 });
-    const res = await adminCall(b, "POST", `/scimClients/${c.clientId}:releaseHeldDeprovisioning`, {
+    const res = await adminCall(b, "POST", `/scimClients/${c.clientId}/deprovisioningGuard:release`, {
       confirm_count: 2,
     });
     expect(res.json()).toEqual({ released: 2 });
@@ -240,9 +310,10 @@ describe("across instances", () => {
     const ids = await users(6);
     for (const id of ids) await deactivate(id, t);
     expect(await guard()).toMatchObject({ state: "HOLDING", held_events: 5 });
-    // The first two batches of a release that then dies: each batch commits on its own.
+    // The first batch of a release that then dies: each batch commits on its own. Each held deactivation is two
+    // rows (its event, and the row standing for its keys' events), so 4 rows are 2 events.
     const repo = new GuardRepo(t.db);
-    expect(await repo.releaseBatch(c.clientId, 2, t.clock.now())).toBe(2);
+    expect(await repo.releaseBatch(c.clientId, 4, t.clock.now())).toBe(2);
     expect(await guard(b)).toMatchObject({ state: "HOLDING", held_events: 3 });
     const res = await adminCall(b, "POST", `/scimClients/${c.clientId}:releaseHeldDeprovisioning`, {
       confirm_count: 3,
@@ -253,5 +324,24 @@ describe("across instances", () => {
     const sent = deliveredFor(await t.deliver()).filter((d) => d.event === "user.updated");
     expect(sent.map((d) => d.body.data.id)).toEqual(ids);
     expect(await guard()).toMatchObject({ state: "FLOWING", held_events: 0 });
+  });
+
+  it("a batch boundary between a held deletion and its key row still writes the key's api_key.revoked", async () => {
+    await configure({ min_count: 1 });
+    const [first, gone] = (await users(2)) as [string, string];
+    const key = await createIssuedKey(t, { organization_id: c.organizationId, actor_id: gone });
+    await deactivate(first);
+    expect((await scim(t, c, "DELETE", `/Users/${gone}`)).statusCode).toBe(204);
+    expect(await guard()).toMatchObject({ state: "HOLDING", held_events: 1 });
+    const repo = new GuardRepo(t.db);
+    // The first batch is the deletion alone (it revokes the key); its key row is the next batch's.
+    expect(await repo.releaseBatch(c.clientId, 1, t.clock.now())).toBe(1);
+    expect(await verifyKey(t, key.secret as string)).toMatchObject({ valid: false });
+    const res = await adminCall(t, "POST", `/scimClients/${c.clientId}/deprovisioningGuard:release`, {
+      confirm_count: 0,
+    });
+    expect(res.json()).toEqual({ released: 0 });
+    const tail = (await feed()).slice(-2).map((e) => `${e.event}:${e.data.id}`);
+    expect(tail).toEqual([`user.deleted:${gone}`, `api_key.revoked:${key.key_id}`]);
   });
 });

@@ -1,6 +1,7 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN } from "../helpers/app.js";
-import { type Browser, launchBrowser, screenshot } from "../helpers/browser.js";
+import { type Browser, launchBrowser, screenshot, seriousViolations } from "../helpers/browser.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
@@ -59,11 +60,13 @@ describe("the deprovisioning guard in the portal", () => {
     expect(await banner.textContent()).toContain("okta-59@example.com");
     await browser.settled(page);
     await screenshot(page, "deprovisioning-held-1280");
+    expect(await seriousViolations(page), "axe on the banner").toEqual([]);
 
     await banner.getByRole("button", { name: "Release 10 events" }).click();
     const dialog = page.getByRole("dialog", { name: "Release held deprovisioning" });
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain("10 held events of 10 users");
+    expect(await seriousViolations(page), "axe on the confirmation").toEqual([]);
     await dialog.getByRole("button", { name: "Release 10 events" }).click();
     await banner.waitFor({ state: "detached" });
 
@@ -71,5 +74,45 @@ describe("the deprovisioning guard in the portal", () => {
     expect(after).toMatchObject({ state: "FLOWING", held_events: 0 });
     const audit = await adminCall(t, "GET", "/auditLog?page_size=20");
     expect(audit.body).toContain("releaseHeldDeprovisioning");
+    // All 60 deactivations are in the feed now, the 10 released ones last, in the burst's order.
+    const { rows } = await sql<{ data: string }>`select data from directory_events
+      where directory_id = ${c.clientId} and event = 'user.updated' order by txid, seq`.execute(t.db);
+    expect(rows.map((r) => (JSON.parse(r.data) as { id: string; active: boolean }).id)).toEqual(ids);
+    const client = await adminCall(t, "GET", `/scimClients/${c.clientId}`);
+    expect(client.json().deprovisioning_guard).toMatchObject({ state: "FLOWING", window_count: 0 });
+  });
+
+  it("changes the guard's limits and switches it off from the connection's settings", { timeout: 60_000 }, async () => {
+    const page = await browser.page(1280);
+    await page.goto(`${t.url}/portal/sign-in`);
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Organizations" }).waitFor();
+    await page.goto(`${t.url}/portal/connections/${c.clientId}/settings`);
+    const form = page.getByRole("form", { name: "Deprovisioning guard" });
+    await form.waitFor();
+    await form.getByLabel("Share of active users (%)").fill("10");
+    await form.getByLabel("Users", { exact: true }).fill("200");
+    await form.getByLabel("Window (minutes)").fill("120");
+    await form.getByRole("button", { name: "Save guard" }).click();
+    await form.getByRole("status").waitFor();
+    const read = async () => (await adminCall(t, "GET", `/scimClients/${c.clientId}/deprovisioningGuard`)).json();
+    expect(await read()).toMatchObject({ enabled: true, share_percent: 10, min_count: 200, window_seconds: 7200 });
+
+    // Out of range: the browser refuses the field (its range is the API's), nothing is sent, nothing changes.
+    const users = form.getByLabel("Users", { exact: true });
+    await users.fill("0");
+    await form.getByRole("button", { name: "Save guard" }).click();
+    expect(await form.locator("input:invalid").count()).toBe(1);
+    expect(await read()).toMatchObject({ min_count: 200 });
+
+    await users.fill("200");
+    await form.getByLabel("Hold mass deprovisioning (guard on)").uncheck();
+    await form.getByRole("button", { name: "Save guard" }).click();
+    await form.getByRole("status").waitFor();
+    expect(await read()).toMatchObject({ enabled: false, share_percent: 10, min_count: 200 });
+    await browser.settled(page);
+    expect(await seriousViolations(page), "axe on the settings").toEqual([]);
+    await screenshot(page, "deprovisioning-guard-settings-1280");
   });
 });

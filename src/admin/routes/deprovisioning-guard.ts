@@ -1,27 +1,14 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { DeprovisioningGuardService } from "../../directory/deprovisioning-guard/service.js";
-import type { GuardState } from "../../directory/deprovisioning-guard/types.js";
+import { DEFAULT_GUARD, type GuardSettings, type GuardState } from "../../directory/deprovisioning-guard/types.js";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
 import { AdminError, notFound } from "../errors.js";
+import { GUARD_MASK_PATHS, GuardSettingsBody, type GuardSettingsPatch } from "../schemas/deprovisioning-guard.js";
 import { errors } from "../schemas/kit.js";
+import type { FieldUpdate } from "../update-mask.js";
 
 const Params = Type.Object({ clientId: Type.String() });
-const GuardBody = Type.Object(
-  {
-    enabled: Type.Optional(Type.Boolean({ description: "Whether the guard holds mass deprovisioning (default true)" })),
-    share_percent: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, description: "Percent of active users (default 20)" }),
-    ),
-    min_count: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 1_000_000, description: "Absolute count (default 50)" }),
-    ),
-    window_seconds: Type.Optional(
-      Type.Integer({ minimum: 60, maximum: 604_800, description: "Rolling window (default 3600)" }),
-    ),
-  },
-  { additionalProperties: false },
-);
 const ConfirmBody = Type.Object(
   { confirm_count: Type.Integer({ minimum: 0, description: "The number of events held now (held_events)" }) },
   { additionalProperties: false },
@@ -49,12 +36,45 @@ export const guardJson = (s: GuardState) => ({
   held_sample: s.sample.map((u) => ({ id: u.id, email: u.email, event: u.event })),
 });
 
+/** `patch`'s fields over `now`; fields absent stay. */
+const merged = (now: GuardSettings, patch: GuardSettingsPatch): GuardSettings => ({
+  enabled: patch.enabled ?? now.enabled,
+  sharePercent: patch.share_percent ?? now.sharePercent,
+  minCount: patch.min_count ?? now.minCount,
+  windowSeconds: patch.window_seconds ?? now.windowSeconds,
+});
+
+/**
+ * The guard's settings after the `deprovisioning_guard` fields of a SCIM client PATCH (update mask semantics, as
+ * the resource's other sub-objects): naming the sub-object replaces it whole (fields it leaves out take their
+ * defaults), naming a field sets it (an empty value is its default); the updates of other fields are ignored.
+ */
+export function guardAfterUpdates(now: GuardSettings, updates: readonly FieldUpdate[]): GuardSettings | undefined {
+  let settings: GuardSettings | undefined;
+  for (const { path, value } of updates) {
+    if (path === "deprovisioning_guard") settings = merged(DEFAULT_GUARD, (value ?? {}) as GuardSettingsPatch);
+    else if ((GUARD_MASK_PATHS as readonly string[]).includes(path)) {
+      const field = path.slice("deprovisioning_guard.".length) as keyof GuardSettingsPatch;
+      settings = merged(settings ?? now, { [field]: value ?? DEFAULT_PATCH[field] });
+    }
+  }
+  return settings;
+}
+
+const DEFAULT_PATCH: Required<GuardSettingsPatch> = {
+  enabled: DEFAULT_GUARD.enabled,
+  share_percent: DEFAULT_GUARD.sharePercent,
+  min_count: DEFAULT_GUARD.minCount,
+  window_seconds: DEFAULT_GUARD.windowSeconds,
+};
+
 const mismatch = (held: number) =>
   new AdminError("ABORTED", `confirm_count must equal the number of events held now: ${held}`);
 
 /**
  * The deprovisioning guard of a connection: `GET`/`PATCH /scimClients/{id}/deprovisioningGuard`, and the two ways an
- * admin ends a hold, each confirmed by the count it acts on (409 ABORTED when that count is no longer true).
+ * admin ends a hold (`…/deprovisioningGuard:release`, `…:discard`), each confirmed by the count it acts on (409
+ * ABORTED when that count is no longer true).
  */
 export function registerGuardRoutes(scope: FastifyInstance, deps: GuardRouteDeps): void {
   const known = async (clientId: string) => {
@@ -68,42 +88,34 @@ export function registerGuardRoutes(scope: FastifyInstance, deps: GuardRouteDeps
   });
 
   /** Fields present in the body change, the others stay. */
-  scope.patch<ByClient & { Body: Static<typeof GuardBody> }>(
+  scope.patch<ByClient & { Body: Static<typeof GuardSettingsBody> }>(
     "/scimClients/:clientId/deprovisioningGuard",
-    { schema: { ...schema, body: GuardBody } },
+    { schema: { ...schema, body: GuardSettingsBody } },
     async (req) => {
       await known(req.params.clientId);
-      const b = req.body;
       const now = await deps.guard.state(req.params.clientId);
-      const state = await deps.guard.configure(req.params.clientId, {
-        enabled: b.enabled ?? now.enabled,
-        sharePercent: b.share_percent ?? now.sharePercent,
-        minCount: b.min_count ?? now.minCount,
-        windowSeconds: b.window_seconds ?? now.windowSeconds,
-      });
+      const state = await deps.guard.configure(req.params.clientId, merged(now, req.body));
       return guardJson(state);
     },
   );
 
-  scope.post<ByClient & { Body: Static<typeof ConfirmBody> }>(
-    "/scimClients/:clientId([^:/]+)::releaseHeldDeprovisioning",
-    { schema: { ...schema, body: ConfirmBody } },
-    async (req) => {
-      await known(req.params.clientId);
-      const result = await deps.guard.release(req.params.clientId, req.body.confirm_count);
-      if ("mismatch" in result) throw mismatch(result.held);
-      return { released: result.released };
-    },
-  );
-
-  scope.post<ByClient & { Body: Static<typeof ConfirmBody> }>(
-    "/scimClients/:clientId([^:/]+)::discardHeldDeprovisioning",
-    { schema: { ...schema, body: ConfirmBody } },
-    async (req) => {
-      await known(req.params.clientId);
-      const result = await deps.guard.discard(req.params.clientId, req.body.confirm_count);
-      if ("mismatch" in result) throw mismatch(result.held);
-      return { discarded: result.discarded, held_users_still_inactive: result.heldUsersStillInactive };
-    },
-  );
+  const confirmed = { schema: { ...schema, body: ConfirmBody } };
+  type Confirmed = ByClient & { Body: Static<typeof ConfirmBody> };
+  const release = async (req: FastifyRequest<Confirmed>) => {
+    await known(req.params.clientId);
+    const result = await deps.guard.release(req.params.clientId, req.body.confirm_count);
+    if ("mismatch" in result) throw mismatch(result.held);
+    return { released: result.released };
+  };
+  const discard = async (req: FastifyRequest<Confirmed>) => {
+    await known(req.params.clientId);
+    const result = await deps.guard.discard(req.params.clientId, req.body.confirm_count);
+    if ("mismatch" in result) throw mismatch(result.held);
+    return { discarded: result.discarded, held_users_still_inactive: result.heldUsersStillInactive };
+  };
+  // Each action has two spellings: a custom method of the guard (its documented form) and one of the connection.
+  scope.post<Confirmed>("/scimClients/:clientId/deprovisioningGuard::release", confirmed, release);
+  scope.post<Confirmed>("/scimClients/:clientId([^:/]+)::releaseHeldDeprovisioning", confirmed, release);
+  scope.post<Confirmed>("/scimClients/:clientId/deprovisioningGuard::discard", confirmed, discard);
+  scope.post<Confirmed>("/scimClients/:clientId([^:/]+)::discardHeldDeprovisioning", confirmed, discard);
 }

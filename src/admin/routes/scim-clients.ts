@@ -2,10 +2,12 @@ import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { MAX_SECRET_GRACE_SECONDS, type ScimClientService } from "../../directory/scim-clients/service.js";
 import type { ScimClient, ScimClientChanges, WebhookRetry } from "../../directory/scim-clients/types.js";
+import type { GuardSettings } from "../../directory/deprovisioning-guard/types.js";
 import { randomToken } from "../../platform/ids.js";
 import { invalidArgument, notFound } from "../errors.js";
 import { isObject, type JsonObject } from "../json.js";
 import { encodePageToken, MAX_PAGE_BYTES, parseOrgPageRequest } from "../paging.js";
+import { GUARD_MASK_PATHS } from "../schemas/deprovisioning-guard.js";
 import { Empty, errors, pageSchema } from "../schemas/kit.js";
 import {
   ClientParams,
@@ -19,6 +21,7 @@ import {
 } from "../schemas/scim-clients.js";
 import { type FieldUpdate, type MaskSpec, resolveUpdateMask } from "../update-mask.js";
 import { parseDuration } from "./api-keys-fields.js";
+import { guardAfterUpdates } from "./deprovisioning-guard.js";
 import {
   authMethodsOf,
   extensionsOf,
@@ -50,6 +53,7 @@ export const SCIM_CLIENT_MASK: MaskSpec = {
     "authentication_methods",
     "service_provider_config_pagination",
     "group_patch_response",
+    ...GUARD_MASK_PATHS,
   ],
   immutable: [
     "client_id",
@@ -75,6 +79,11 @@ export interface ScimClientRouteDeps {
   readonly checkWebhookUrl: (url: string) => Promise<string | undefined>;
   /** The connection's health fields (last request, counts of the last 24 h) for the single-client read. */
   readonly health?: (clientId: string) => Promise<JsonObject>;
+  /** The connection's deprovisioning guard: its settings, and setting them (answers the guard as the API shows it). */
+  readonly guard?: {
+    readonly settings: (clientId: string) => Promise<GuardSettings>;
+    readonly configure: (clientId: string, settings: GuardSettings) => Promise<JsonObject>;
+  };
 }
 
 type ByClient = { Params: Static<typeof ClientParams> };
@@ -120,8 +129,10 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
         groupPatchResponse: body.group_patch_response ?? "no_content",
       });
       reply.code(201);
+      const guardUpdate = { path: "deprovisioning_guard", value: body.deprovisioning_guard };
+      const guard = body.deprovisioning_guard === undefined ? {} : await configureGuard(deps, clientId, [guardUpdate]);
       // The secret is shown once, and only when Roster generated it.
-      return json(client, givenSecret === undefined ? { secret } : {});
+      return json(client, { ...guard, ...(givenSecret === undefined ? { secret } : {}) });
     },
   );
 
@@ -163,7 +174,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       }
       const updated = await scimClients.update(req.params.clientId, changes);
       if (updated === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
-      return json(updated);
+      return json(updated, await configureGuard(deps, updated.clientId, updates));
     },
   );
 
@@ -195,6 +206,13 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       return {};
     },
   );
+}
+
+/** Applies the `deprovisioning_guard` updates, if any: the guard as the answer shows it, else nothing. */
+async function configureGuard(deps: ScimClientRouteDeps, clientId: string, updates: readonly FieldUpdate[]) {
+  if (deps.guard === undefined || !updates.some((u) => u.path.startsWith("deprovisioning_guard"))) return {};
+  const settings = guardAfterUpdates(await deps.guard.settings(clientId), updates);
+  return settings === undefined ? {} : { deprovisioning_guard: await deps.guard.configure(clientId, settings) };
 }
 
 /** Refuses (400) a webhook URL the outbound guard would never post to: checked when stored and again when sent. */

@@ -15,6 +15,7 @@ import {
   UUID_PATTERN,
   Wrapped,
 } from "./kit.js";
+import { GuardSettingsBody } from "./deprovisioning-guard.js";
 import { Extensions } from "./scim-client-extensions.js";
 
 /** SCIM client bodies, the mapping test, and a client's webhook event log. */
@@ -67,6 +68,7 @@ const Settings = {
   authentication_methods: AuthMethods,
   service_provider_config_pagination: SpcPagination,
   group_patch_response: GroupPatchResponse,
+  deprovisioning_guard: Type.Optional(Nullable(GuardSettingsBody)),
 };
 
 export const CreateScimClientBody = Type.Object({

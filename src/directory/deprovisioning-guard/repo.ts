@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../storage/database.js";
+import { KEY_ROW, releaseStatement } from "../../storage/held-release.js";
 import { DEFAULT_GUARD, type GuardSettings, type GuardState, type HeldUser } from "./types.js";
 
 interface GuardRow {
@@ -23,8 +24,9 @@ const settingsOf = (row: GuardRow | undefined): GuardSettings =>
 /**
  * The deprovisioning guard's tables (0030-deprovisioning-guard): settings, the held events and their release. The
  * decision to hold is taken where events are written (storage/event-guard.ts); this repository reads and ends a hold.
- * A release moves held events in bounded batches, each one statement (its feed rows, outbox rows, key revocations
- * and the deletion of the held rows commit together), so a crash between batches leaves the rest held, in order.
+ * A release moves held events in bounded batches, each one statement (its feed rows, outbox rows, key revocations,
+ * key events and the deletion of the held rows commit together), so a crash between batches leaves the rest held, in
+ * order. Rows that stand for key events (KEY_ROW) are not counted as held events.
  */
 export class GuardRepo {
   readonly #db: Db;
@@ -41,7 +43,7 @@ export class GuardRepo {
       select
         (select count(*)::int from deprovisioning_marks m where m.client_id = ${clientId}
           and m.mark_time > ${now}::timestamptz - make_interval(secs => ${settings.windowSeconds})) as window_count,
-        (select count(*)::int from held_events h where h.client_id = ${clientId}) as held_events,
+        (select count(*)::int from held_events h where h.client_id = ${clientId} and not ${KEY_ROW}) as held_events,
         (select count(distinct h.ordering_key)::int from held_events h
           where h.client_id = ${clientId} and h.event like 'user.%') as held_users,
         (select count(*)::int from (select distinct h.ordering_key from held_events h
@@ -74,26 +76,13 @@ export class GuardRepo {
 
   async heldCount(clientId: string): Promise<number> {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from held_events
-      where client_id = ${clientId}`.execute(this.#db);
+      where client_id = ${clientId} and not ${KEY_ROW}`.execute(this.#db);
     return rows[0]?.n ?? 0;
   }
 
-  /** Publishes up to `limit` of the oldest held events as they would have been, applying deferred revocations. */
+  /** Publishes up to `limit` of the oldest held rows as they would have been (held-release.ts); counts events. */
   async releaseBatch(clientId: string, limit: number, now: Date): Promise<number> {
-    const { rows } = await sql<{ n: number }>`
-      with b as (
-        delete from held_events where seq in (select h.seq from held_events h where h.client_id = ${clientId}
-          order by h.seq limit ${limit})
-        returning *
-      ), e as (
-        insert into directory_events (id, organization_id, directory_id, event, create_time, data)
-        select b.id, b.organization_id, b.client_id, b.event, b.create_time, b.data from b order by b.seq
-      ), o as (
-        insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at, traceparent)
-        select b.id, b.client_id, b.organization_id, b.event, b.ordering_key, b.body, ${now}::timestamptz, b.traceparent
-        from b where b.body is not null order by b.seq
-      ), k as (${revokeDeletedKeys(sql`b`, now)})
-      select count(*)::int as n from b`.execute(this.#db);
+    const { rows } = await releaseStatement(clientId, limit, now).execute(this.#db);
     return rows[0]?.n ?? 0;
   }
 
@@ -102,7 +91,7 @@ export class GuardRepo {
     const { rows } = await sql<{ n: number }>`
       with b as (delete from held_events where client_id = ${clientId} returning *),
       k as (${revokeDeletedKeys(sql`b`, now)})
-      select count(*)::int as n from b`.execute(this.#db);
+      select count(*) filter (where not ${KEY_ROW})::int as n from b`.execute(this.#db);
     return rows[0]?.n ?? 0;
   }
 
@@ -135,7 +124,7 @@ export class GuardRepo {
   async totals(): Promise<{ tripped: number; held: number }> {
     const { rows } = await sql<{ tripped: number; held: number }>`select
       (select count(*)::int from deprovisioning_guards where tripped_time is not null) as tripped,
-      (select count(*)::int from held_events) as held`.execute(this.#db);
+      (select count(*)::int from held_events where not ${KEY_ROW}) as held`.execute(this.#db);
     return rows[0] ?? { tripped: 0, held: 0 };
   }
 }

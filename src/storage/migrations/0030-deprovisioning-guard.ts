@@ -15,8 +15,8 @@ import { type Kysely, sql } from "kysely";
  *   returns the rows to publish now. A volatile function's queries take fresh snapshots, so after it has locked the
  *   guard row it sees every mark committed before, whichever instance wrote it.
  * - The rows that stand for API key events (`keyActor`/`keyId`, expanded one per key by the statement that writes
- *   a flowing batch) are returned with a flowing batch and dropped from a held one: no `api_key.*` event is written
- *   for a held change, and release does not write them either (docs/deprovisioning.md, known gap).
+ *   a flowing batch) are returned with a flowing batch and dropped from a held one here; 0032-held-key-events holds
+ *   them instead, for release to write.
  * - A held `user.deleted` keeps the identity's keys: the deletion trigger revoked them in this very transaction
  *   (revoke_time = now()), and the function takes that back; release revokes them.
  */
@@ -55,6 +55,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create index held_events_client_idx on held_events (client_id, seq);
     create index held_events_key_idx on held_events (ordering_key);
 
+  `.execute(db);
+  await createRouteEvents(db);
+}
+
+/** The routing function as this migration made it (0032 replaced it; its down restores this one). */
+export async function createRouteEvents(db: Kysely<unknown>): Promise<void> {
+  await sql`
     create function roster_route_events(p_when boolean, p_org uuid, p_dir text, p_at timestamptz,
       p_webhook boolean, p_traceparent text, p_rows json, p_trip_id uuid)
     returns table (id uuid, event text, ordering_key text, data text, body text, key_actor uuid, key_id uuid,

@@ -24,6 +24,7 @@ import * as requestLogPartitions from "./0026-request-log-partitions.js";
 import * as writeCost from "./0027-write-cost.js";
 import * as deprovisioningGuard from "./0030-deprovisioning-guard.js";
 import * as retiredWebhooks from "./0031-retired-webhooks.js";
+import * as heldKeyEvents from "./0032-held-key-events.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0027-write-cost": writeCost,
   "0030-deprovisioning-guard": deprovisioningGuard,
   "0031-retired-webhooks": retiredWebhooks,
+  "0032-held-key-events": heldKeyEvents,
 };

@@ -4,6 +4,7 @@ import { navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
 import { ActionForm, SelectField, SubmitRow, TextField, useSave } from "../fields.js";
 import { Confirm, CopyField, ErrorNote, Time } from "../ui.js";
+import { GuardSettings } from "./guard-settings.js";
 import { WebhookSettings } from "./webhook-settings.js";
 
 const REQUEST_LOG = [
@@ -32,6 +33,7 @@ export function Settings({ conn, onChanged }: { conn: Connection; onChanged: () 
       </div>
       <GeneralSettings conn={conn} onChanged={onChanged} />
       <WebhookSettings conn={conn} onChanged={onChanged} />
+      <GuardSettings conn={conn} onChanged={onChanged} />
       <Extensions conn={conn} onChanged={onChanged} />
       <DeleteConnection conn={conn} />
     </>

@@ -1,0 +1,86 @@
+import { type RawBuilder, sql } from "kysely";
+
+/** A held row that stands for key events (0032-held-key-events), not an event of its own. */
+export const KEY_ROW = sql`(key_actor is not null or key_id is not null)`;
+
+/**
+ * The statement that publishes up to `limit` of the oldest held events of `clientId` as they would have been: feed
+ * rows and outbox rows with their original ids and times, in their order, and the key effects applied. A held
+ * deletion's keys are revoked now (`ACTOR_DELETED`); each held row standing for key events becomes one
+ * `api_key.suspended` / `api_key.revoked` per key, placed where the change put it, as storage/event-store.ts expands
+ * a flowing batch's: suspended for the user's keys that follow it and are live, revoked for the keys its deletion
+ * revoked — in this statement (`k`), or in an earlier batch of the same release when a batch boundary fell between
+ * the deletion and its key row. The ids of key events are UUIDv7 of the held change's time.
+ *
+ * Answers the number of held events published (key rows not counted).
+ */
+export function releaseStatement(clientId: string, limit: number, now: Date): RawBuilder<{ n: number }> {
+  return sql<{ n: number }>`
+    with b as (
+      delete from held_events where seq in (select h.seq from held_events h where h.client_id = ${clientId}
+        order by h.seq limit ${limit})
+      returning *
+    ), k as (
+      update api_keys k set revoke_time = ${now}::timestamptz, revoke_reason = 'ACTOR_DELETED',
+        update_time = ${now}::timestamptz
+      from b join organizations o on o.id = b.organization_id and o.keys_follow_identity
+      where b.revoke_keys and k.actor_identity_id = b.ordering_key::uuid and k.organization_id = b.organization_id
+        and k.revoke_time is null and not exists (select 1 from identities i where i.id = k.actor_identity_id)
+      returning k.key_id, k.kind, k.organization_id, k.name, k.actor_id, k.actor_identity_id, k.revoke_reason,
+        k.revoke_time
+    ), x as (
+      select b.seq, 0::bigint as m, b.id, b.event, b.ordering_key, b.data, b.body, b.organization_id, b.create_time,
+        b.traceparent
+      from b where b.key_actor is null and b.key_id is null
+      union all
+      select b.seq, row_number() over (partition by b.seq order by kk.key_id) as m, kk.id, b.event,
+        kk.key_id::text, kk.data,
+        b.body || kk.data || ',"id":"' || kk.id::text || '","created_at":'
+          || to_json(to_char(b.create_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text || '}',
+        b.organization_id, b.create_time, b.traceparent
+      from b cross join lateral (
+        select t.key_id,
+          encode(set_byte(overlay(uuid_send(g.u) placing substring(int8send(
+            (extract(epoch from b.create_time) * 1000)::bigint) from 3) from 1 for 6), 6,
+            (get_byte(uuid_send(g.u), 6) & 15) | 112), 'hex')::uuid as id,
+          '{"id":' || to_json(t.key_id)::text || ',"kind":' || to_json(t.kind)::text
+            || ',"organization_id":' || to_json(t.organization_id)::text || ',"name":' || to_json(t.name)::text
+            || ',"actor_id":' || coalesce(to_json(t.actor_id)::text, 'null')
+            || case when b.event = 'api_key.suspended' then ',"state":"SUSPENDED","suspend_reason":"ACTOR_INACTIVE"}'
+              else ',"state":"REVOKED","revoke_reason":' || to_json(t.revoke_reason)::text || ',"revoke_time":'
+                || to_json(to_char(t.revoke_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text || '}'
+            end as data
+        from (${keysOf(sql`b`)}) t, lateral (select gen_random_uuid() as u where t.key_id is not null) g
+      ) kk
+      where b.key_actor is not null or b.key_id is not null
+    ), e as (
+      insert into directory_events (id, organization_id, directory_id, event, create_time, data)
+      select x.id, x.organization_id, ${clientId}, x.event, x.create_time, x.data from x order by x.seq, x.m
+    ), o as (
+      insert into webhook_outbox (id, client_id, organization_id, event, ordering_key, body, created_at, traceparent)
+      select x.id, ${clientId}, x.organization_id, x.event, x.ordering_key, x.body, ${now}::timestamptz,
+        x.traceparent
+      from x where x.body is not null order by x.seq, x.m
+    )
+    select count(*) filter (where not ${KEY_ROW})::int as n from b`;
+}
+
+/**
+ * The keys a held key row `b` names: live keys that follow its user (suspended), keys its user's deletion revoked
+ * (revoked), or the one key it names when that key is revoked. The statement's snapshot does not see `k`'s
+ * revocations, so those come from `k` and the ones of earlier batches from `api_keys`: the two never overlap.
+ */
+function keysOf(b: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    select a.key_id, a.kind, a.organization_id, a.name, a.actor_id, a.revoke_reason, a.revoke_time from api_keys a
+    where a.organization_id = ${b}.organization_id and (
+      (${b}.key_id is not null and a.key_id = ${b}.key_id and a.revoke_time is not null)
+      or (${b}.key_actor is not null and a.actor_identity_id = ${b}.key_actor
+        and exists (select 1 from organizations o where o.id = a.organization_id and o.keys_follow_identity)
+        and case when ${b}.event = 'api_key.suspended'
+          then a.revoke_time is null and (a.expire_time is null or a.expire_time > ${b}.create_time)
+          else a.revoke_time is not null and a.revoke_reason = 'ACTOR_DELETED' end))
+    union all
+    select k.key_id, k.kind, k.organization_id, k.name, k.actor_id, k.revoke_reason, k.revoke_time from k
+    where ${b}.event = 'api_key.revoked' and ${b}.key_actor is not null and k.actor_identity_id = ${b}.key_actor`;
+}
