@@ -7,7 +7,8 @@ import { startEmbedded } from "../../src/storage/embedded.js";
 import { migrate } from "../../src/storage/migrate.js";
 import { createTestApp, type ReceiverApp } from "../helpers/app.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
-import { scim } from "../helpers/seed.js";
+import { activated, scim } from "../helpers/seed.js";
+import { kinds } from "../helpers/webhook-receiver.js";
 
 /**
  * What delays a webhook after a failover under `synchronous_mode_strict` (docs/scaling.md): the new primary answers
@@ -88,6 +89,11 @@ describe("a webhook claim whose commit waits for a missing synchronous standby",
   });
 
   it("is released once the standby is back, and the resource's later events arrive within 2 s", async () => {
+    // The connection's own events first (a successful request activates it), so the claims below hold the user's.
+    expect((await scim(t, t.client, "GET", "/Users")).statusCode).toBe(200);
+    await activated(t, t.client);
+    expect(await t.webhooks.dispatcher.drain()).toBe(2);
+    expect(kinds(await t.deliver())).toEqual([]);
     const created = await scim(t, t.client, "POST", "/Users", { schemas: [USER_SCHEMA], userName: "sync@x.com" });
     expect(created.statusCode).toBe(201);
     const id = created.json().id as string;
