@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { DeprovisioningGuardService } from "../../directory/deprovisioning-guard/service.js";
+import type { CountMismatch, DeprovisioningGuardService } from "../../directory/deprovisioning-guard/service.js";
 import type { GuardState } from "../../directory/deprovisioning-guard/types.js";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
 import { AdminError, notFound } from "../errors.js";
@@ -49,6 +49,9 @@ export const guardJson = (s: GuardState) => ({
   held_sample: s.sample.map((u) => ({ id: u.id, email: u.email, event: u.event })),
 });
 
+const isMismatch = <R>(result: R | CountMismatch): result is CountMismatch =>
+  typeof result === "object" && result !== null && "mismatch" in result;
+
 const mismatch = (held: number) =>
   new AdminError("ABORTED", `confirm_count must equal the number of events held now: ${held}`);
 
@@ -85,25 +88,31 @@ export function registerGuardRoutes(scope: FastifyInstance, deps: GuardRouteDeps
     },
   );
 
-  scope.post<ByClient & { Body: Static<typeof ConfirmBody> }>(
-    "/scimClients/:clientId([^:/]+)::releaseHeldDeprovisioning",
-    { schema: { ...schema, body: ConfirmBody } },
-    async (req) => {
-      await known(req.params.clientId);
-      const result = await deps.guard.release(req.params.clientId, req.body.confirm_count);
-      if ("mismatch" in result) throw mismatch(result.held);
-      return { released: result.released };
-    },
-  );
+  /** An end of a hold: it acts only on the count of events the admin confirms (409 ABORTED otherwise). */
+  const endOfHold = <R>(
+    action: string,
+    act: (clientId: string, confirmCount: number) => Promise<R | CountMismatch>,
+    answer: (result: R) => Record<string, number>,
+  ) =>
+    scope.post<ByClient & { Body: Static<typeof ConfirmBody> }>(
+      `/scimClients/:clientId([^:/]+)::${action}`,
+      { schema: { ...schema, body: ConfirmBody } },
+      async (req) => {
+        await known(req.params.clientId);
+        const result = await act(req.params.clientId, req.body.confirm_count);
+        if (isMismatch(result)) throw mismatch(result.held);
+        return answer(result);
+      },
+    );
 
-  scope.post<ByClient & { Body: Static<typeof ConfirmBody> }>(
-    "/scimClients/:clientId([^:/]+)::discardHeldDeprovisioning",
-    { schema: { ...schema, body: ConfirmBody } },
-    async (req) => {
-      await known(req.params.clientId);
-      const result = await deps.guard.discard(req.params.clientId, req.body.confirm_count);
-      if ("mismatch" in result) throw mismatch(result.held);
-      return { discarded: result.discarded, held_users_still_inactive: result.heldUsersStillInactive };
-    },
+  endOfHold(
+    "releaseHeldDeprovisioning",
+    (id, count) => deps.guard.release(id, count),
+    (r) => ({ released: r.released }),
+  );
+  endOfHold(
+    "discardHeldDeprovisioning",
+    (id, count) => deps.guard.discard(id, count),
+    (r) => ({ discarded: r.discarded, held_users_still_inactive: r.heldUsersStillInactive }),
   );
 }
