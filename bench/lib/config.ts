@@ -6,6 +6,7 @@ export const OP_NAMES = [
   "list_4901",
   "cursor_first",
   "cursor_deep",
+  "group_get",
   "patch",
   "put",
   "create",

@@ -38,6 +38,7 @@ export interface OpDefinition {
 const PAGE = 100;
 const MEMBERS_PER_PATCH = 10;
 const DEEP_CURSORS = 10;
+const GROUP_GET_MEMBERS = 100;
 
 /** The n-th element, cycling (n may be negative: probes use -1). */
 export function pick<T>(items: readonly T[], n: number): T {
@@ -91,6 +92,12 @@ export const OPERATIONS: readonly OpDefinition[] = [
     describe: "GET /Users?count=100&cursor=<cursor at depth ≥ 90 % of N>",
     needs: ["users"],
     prepare: prepareDeepCursor,
+  },
+  {
+    name: "group_get",
+    describe: `GET /Groups/{id} of a group of ${GROUP_GET_MEMBERS} members, a different seeded group each request`,
+    needs: ["users", "groups"],
+    prepare: prepareGroupGet,
   },
   {
     name: "patch",
@@ -172,4 +179,24 @@ async function prepareDeepCursor({ pool, target, users }: OpContext): Promise<Pr
     (n) => listUsers(target, { count: String(PAGE), cursor: pick(chosen, n).cursor }),
     `${chosen.length} cursor${chosen.length === 1 ? "" : "s"} from depth ${first.at} of ${users.length}${shortOf}`,
   );
+}
+
+/** Groups given their members already (an operation is prepared again in each REQUEST_LOG=compare round). */
+const filledGroups = new Set<string>();
+
+/**
+ * Gives every seeded group 100 members before the first measurement (group n: users 100·n to 100·n + 99, cycling),
+ * so that a GET renders members as an IdP's read of a group does; the seeded groups are otherwise empty.
+ */
+async function prepareGroupGet({ pool, target, users, groups }: OpContext): Promise<Preparation> {
+  for (const [n, group] of groups.entries()) {
+    if (filledGroups.has(group.id)) continue;
+    const members = Array.from({ length: GROUP_GET_MEMBERS }, (_, j) => pick(users, n * GROUP_GET_MEMBERS + j).id);
+    const reply = await send(pool, target, addMembers(target, group.id, members));
+    if (reply.status < 200 || reply.status > 299) {
+      return { kind: "unavailable", reason: `adding members to group ${n}: ${describeReply(reply)}` };
+    }
+    filledGroups.add(group.id);
+  }
+  return ready((n) => ({ method: "GET", path: `${target.base}/Groups/${pick(groups, n).id}` }));
 }

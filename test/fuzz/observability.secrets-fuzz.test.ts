@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +6,9 @@ import { ManualClock } from "../../src/platform/clock.js";
 import { createLogger } from "../../src/platform/logger.js";
 import { createTestApp, createTestDatabase, type WebhooksApp } from "../helpers/app.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { secretsExtension } from "../helpers/extensions.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { type PlainReceiver, startPlainReceiver } from "../helpers/webhook-receiver.js";
 import { check, countStatus, runsFor, timeoutFor } from "./harness.js";
 
 /**
@@ -17,16 +17,7 @@ import { check, countStatus, runsFor, timeoutFor } from "./harness.js";
  * answer), the events feed, or a log line.
  */
 const EXT = "urn:example:fuzz:1.0:User";
-const EXTENSION = {
-  schema: EXT,
-  name: "FuzzUser",
-  resource: "User",
-  attributes: [
-    { name: "kioskPin", type: "string", returned: "never" },
-    { name: "site", type: "string" },
-    { name: "recovery", type: "complex", subAttributes: [{ name: "code", returned: "never" }, { name: "hint" }] },
-  ],
-};
+const EXTENSION = secretsExtension(EXT, "FuzzUser", "kioskPin");
 
 let lines = "";
 const sink = new Writable({
@@ -39,17 +30,13 @@ let t: WebhooksApp;
 let obs: Observability;
 let c: SeededClient;
 let hooked: SeededClient;
-let receiver: Server;
+let receiver: PlainReceiver;
 let answer = "";
 const users: string[] = [];
 let hookUsers = 0;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => res.writeHead(502, { "content-type": "text/plain" }).end(answer));
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiver = await startPlainReceiver(() => ({ status: 502, headers: { "content-type": "text/plain" }, body: answer }));
   const database = await createTestDatabase();
   const clock = new ManualClock(Date.now());
   // Every SCIM request writes a line at debug level: the property reads them all.
@@ -62,8 +49,10 @@ beforeAll(async () => {
     extra: { observability: obs, logger },
   });
   c = await seedClient(t, { request_log: "all", extensions: [EXTENSION] });
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  hooked = await seedClient(t, { webhook: { url, secret: "whsec_fuzz_0123456789" }, log_webhook_events: true });
+  hooked = await seedClient(t, {
+    webhook: { url: receiver.url, secret: "whsec_fuzz_0123456789" },
+    log_webhook_events: true,
+  });
   for (let i = 0; i < 3; i++) {
     const u = await scim(t, c, "POST", "/Users", { userName: `fuzz${i}@example.com` });
     users.push(u.json().id as string);
@@ -71,7 +60,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t.close();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
 });
 
 /** A word in any mix of cases (and `K` for `k`, which lower-cases to it, as the PATCH engine compares names). */

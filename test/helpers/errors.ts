@@ -10,3 +10,8 @@ export function scimErrorOf(run: () => unknown, otherwise = "expected a ScimErro
   }
   throw new Error(otherwise);
 }
+
+/** The admin API's whole error body for a refusal without details. */
+export const adminError = (code: number, status: string, message: string) => ({
+  error: { code, status, message, details: [] },
+});

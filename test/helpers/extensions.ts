@@ -57,3 +57,18 @@ export const CONTOSO_GROUP_EXTENSION = {
     { name: "owners", type: "complex", multiValued: true, subAttributes: [{ name: "value" }, { name: "display" }] },
   ],
 };
+
+/**
+ * A User extension that holds secrets (`returned: "never"`): a top-level one named `pin`, and `recovery.code` inside a
+ * complex attribute; `site` and `recovery.hint` beside them are not secret, so a test can tell redaction from loss.
+ */
+export const secretsExtension = (schema: string, name: string, pin: string) => ({
+  schema,
+  name,
+  resource: "User",
+  attributes: [
+    { name: pin, type: "string", returned: "never" },
+    { name: "site", type: "string" },
+    { name: "recovery", type: "complex", subAttributes: [{ name: "code", returned: "never" }, { name: "hint" }] },
+  ],
+});

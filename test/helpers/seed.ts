@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
+import { expect } from "vitest";
 import type { TestApp } from "./app.js";
-import { ADMIN_TOKEN } from "./constants.js";
+import { ADMIN_TOKEN, USER_SCHEMA } from "./constants.js";
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -81,4 +82,20 @@ export async function activated(t: TestApp, c: SeededClient, timeoutMs = 10_000)
     if (Date.now() > until) throw new Error(`connection ${c.clientId} not active after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+let users = 0;
+
+/**
+ * POST /Users of a user whose userName no other call gives (`${prefix}N@example.com`), with `body` on top (which may
+ * name its own userName); fails the test unless 201, and returns the created user.
+ */
+export async function createUser(t: TestApp, c: SeededClient, body: Record<string, unknown> = {}, prefix = "user") {
+  const res = await scim(t, c, "POST", "/Users", {
+    schemas: [USER_SCHEMA],
+    userName: `${prefix}${++users}@example.com`,
+    ...body,
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json();
 }

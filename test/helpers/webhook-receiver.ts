@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
 import { WEBHOOK_SECRET } from "./constants.js";
@@ -179,3 +179,36 @@ export function checkedDelivery(r: ReceivedWebhook, nowMs = Date.now()): Deliver
 
 /** The event kinds of deliveries, in order. */
 export const kinds = (ds: readonly Delivery[]): string[] => ds.map((d) => d.event);
+
+/** What a plain receiver answers: a status, headers and a body. */
+export interface PlainAnswer {
+  readonly status: number;
+  readonly headers?: OutgoingHttpHeaders;
+  readonly body?: string;
+}
+
+/** A receiver that records nothing: its answer is the point (what the event log keeps of it, where a redirect goes). */
+export interface PlainReceiver {
+  /** http://127.0.0.1:<port>/hook */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** A local HTTP server on 127.0.0.1 that reads each request to its end, then answers what `answer()` gives. */
+export async function startPlainReceiver(answer: () => PlainAnswer): Promise<PlainReceiver> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const { status, headers, body } = answer();
+      res.writeHead(status, headers).end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -69,3 +69,24 @@ export const userUpdate = (userId: string, n: number): DirectoryEvent => ({
 /** The `n` of a delivered `userUpdate` body. */
 export const numberOf = (json: Record<string, unknown>): number =>
   Number((json.data as { raw: { displayName: string } }).raw.displayName);
+
+/**
+ * `rounds` transactions in turn, the n-th recording `userUpdate(user, n)` of every one of `users`: many resources'
+ * changes interleaved, each resource's in order.
+ */
+export async function recordRounds(
+  db: Db,
+  webhooks: Webhooks,
+  clientId: string,
+  users: readonly string[],
+  rounds: number,
+): Promise<void> {
+  for (let n = 0; n < rounds; n++) {
+    await recordEvents(
+      db,
+      webhooks,
+      clientId,
+      users.map((u) => userUpdate(u, n)),
+    );
+  }
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { adminCall } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
+import { adminError } from "../helpers/errors.js";
 
 const { t } = useTestApp();
 
@@ -32,9 +33,7 @@ describe("organizations", () => {
   it("rejects a missing name with the admin error body", async () => {
     const res = await adminCall(t, "POST", "/organizations", {});
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({
-      error: { code: 400, status: "INVALID_ARGUMENT", message: "name is required", details: [] },
-    });
+    expect(res.json()).toEqual(adminError(400, "INVALID_ARGUMENT", "name is required"));
   });
 
   it("rejects undecodable JSON with 400 INVALID_ARGUMENT", async () => {

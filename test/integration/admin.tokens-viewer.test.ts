@@ -4,6 +4,7 @@ import { createIssuedKey } from "../helpers/api-keys.js";
 import { ADMIN_PREFIX, type AdminRoute, recordAdminRoutes } from "../helpers/admin-routes.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall } from "../helpers/seed.js";
+import { adminError } from "../helpers/errors.js";
 
 const SOME_ID = "0197c3a2-5d1e-7c4b-9a7e-3f1d2c4b5a69";
 
@@ -45,14 +46,9 @@ describe("the viewer role", () => {
     for (const route of writes) {
       const res = await asViewer(route.method, concrete(route.url), {});
       expect(res.statusCode, `${route.method} ${route.url}: ${res.body}`).toBe(403);
-      expect(res.json()).toEqual({
-        error: {
-          code: 403,
-          status: "PERMISSION_DENIED",
-          message: "the viewer role may only read (GET) and verify API keys",
-          details: [],
-        },
-      });
+      expect(res.json()).toEqual(
+        adminError(403, "PERMISSION_DENIED", "the viewer role may only read (GET) and verify API keys"),
+      );
     }
   });
 

@@ -44,6 +44,14 @@ async function keysFor(t: TestApp, c: SeededClient, actorId: string, organizatio
   };
 }
 
+/** A fresh organization with two people in it, ada and bob, each holding an issued and an imported key. */
+async function twoPeopleWithKeys() {
+  const c = await seedClient(a);
+  const ada = await createUser(a, c);
+  const bob = await createUser(a, c);
+  return { c, ada, bob, adaKeys: await keysFor(a, c, ada), bobKeys: await keysFor(a, c, bob) };
+}
+
 async function verify(t: TestApp, key: string): Promise<Record<string, unknown>> {
   const res = await adminCall(t, "POST", "/apiKeys:verify", { key });
   expect(res.statusCode, res.body).toBe(200);
@@ -52,11 +60,7 @@ async function verify(t: TestApp, key: string): Promise<Record<string, unknown>>
 
 describe("keys follow their person: deactivation suspends", () => {
   it("an IdP deactivates a user: that user's issued and imported keys are ACTOR_INACTIVE in the very next request, others' keys are not", async () => {
-    const c = await seedClient(a);
-    const ada = await createUser(a, c);
-    const bob = await createUser(a, c);
-    const adaKeys = await keysFor(a, c, ada);
-    const bobKeys = await keysFor(a, c, bob);
+    const { c, ada, adaKeys, bobKeys } = await twoPeopleWithKeys();
     expect(await verify(a, adaKeys.issued.secret)).toMatchObject({ valid: true });
 
     await setActive(a, c, ada, false);
@@ -136,11 +140,7 @@ describe("keys follow their person: deactivation suspends", () => {
 
 describe("keys follow their person: deletion revokes", () => {
   it("deleting the user revokes its keys for good (ACTOR_DELETED); other users' keys are unaffected", async () => {
-    const c = await seedClient(a);
-    const ada = await createUser(a, c);
-    const bob = await createUser(a, c);
-    const adaKeys = await keysFor(a, c, ada);
-    const bobKeys = await keysFor(a, c, bob);
+    const { c, ada, bob, adaKeys, bobKeys } = await twoPeopleWithKeys();
 
     const del = await scim(a, c, "DELETE", `/Users/${ada}`);
     expect(del.statusCode).toBe(204);
@@ -191,11 +191,7 @@ describe("keys follow their person: deletion revokes", () => {
 
 describe("keys follow their person across instances", () => {
   it("a deactivation or deletion through one instance is seen by the next verification on another", async () => {
-    const c = await seedClient(a);
-    const ada = await createUser(a, c);
-    const eve = await createUser(a, c);
-    const adaKeys = await keysFor(a, c, ada);
-    const eveKeys = await keysFor(a, c, eve);
+    const { c, ada, bob: eve, adaKeys, bobKeys: eveKeys } = await twoPeopleWithKeys();
     // Instance b verifies first, so anything it could cache is warm.
     expect(await verify(b, adaKeys.issued.secret)).toMatchObject({ valid: true });
     expect(await verify(b, eveKeys.imported.secret)).toMatchObject({ valid: true });

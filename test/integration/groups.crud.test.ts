@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { createGroup, memberIds, type ScimMember, sorted } from "../helpers/groups.js";
 import { insertIdentity } from "../helpers/identities.js";
-import { scim, seedClient } from "../helpers/seed.js";
+import { type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { GROUP_SCHEMA, PATCH_OP, PUBLIC_URL, USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 const ENTRA_SCHEMA = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group";
 const { t, c } = useTestApp({ seed: true });
+
+/** POST /Groups of a group with this externalId, through `client`; the answer as it comes. */
+const postWithExternalId = (client: SeededClient, displayName: string, externalId: string) =>
+  scim(t, client, "POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName, externalId });
 
 describe("POST /Groups", () => {
   it("creates a group: 201, Location, meta, no members key when there are none", async () => {
@@ -84,29 +88,17 @@ describe("POST /Groups", () => {
 
   it("refuses a duplicate externalId in the organization: 409 uniqueness; case-sensitive", async () => {
     await createGroup(t, c, "One", { externalId: "dup-ext" });
-    const res = await scim(t, c, "POST", "/Groups", {
-      schemas: [GROUP_SCHEMA],
-      displayName: "Two",
-      externalId: "dup-ext",
-    });
+    const res = await postWithExternalId(c, "Two", "dup-ext");
     expect(res.statusCode).toBe(409);
     expect(res.json().scimType).toBe("uniqueness");
-    const other = await scim(t, c, "POST", "/Groups", {
-      schemas: [GROUP_SCHEMA],
-      displayName: "Two",
-      externalId: "DUP-EXT",
-    });
+    const other = await postWithExternalId(c, "Two", "DUP-EXT");
     expect(other.statusCode).toBe(201);
   });
 
   it("allows the same externalId in another organization", async () => {
     await createGroup(t, c, "Org A", { externalId: "shared-ext" });
     const other = await seedClient(t);
-    const res = await scim(t, other, "POST", "/Groups", {
-      schemas: [GROUP_SCHEMA],
-      displayName: "Org B",
-      externalId: "shared-ext",
-    });
+    const res = await postWithExternalId(other, "Org B", "shared-ext");
     expect(res.statusCode).toBe(201);
   });
 

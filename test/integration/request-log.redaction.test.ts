@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { secretsExtension } from "../helpers/extensions.js";
 import { useTestApp } from "../helpers/suite.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
@@ -8,16 +9,7 @@ import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.
  * PATCH engine and the client's schema make of a body, not by exact key names.
  */
 const EXT = "urn:example:vault:1.0:User";
-const EXTENSION = {
-  schema: EXT,
-  name: "VaultUser",
-  resource: "User",
-  attributes: [
-    { name: "pin", type: "string", returned: "never" },
-    { name: "site", type: "string" },
-    { name: "recovery", type: "complex", subAttributes: [{ name: "code", returned: "never" }, { name: "hint" }] },
-  ],
-};
+const EXTENSION = secretsExtension(EXT, "VaultUser", "pin");
 const CORE_PASSWORD = `${USER_SCHEMA}:password`;
 
 let n = 0;

@@ -22,12 +22,18 @@ const tokenRequest = (app: TestApp, c: SeededClient, form: Record<string, string
     payload: new URLSearchParams(form).toString(),
   });
 
+const clientCredentials = (clientId: string, secret: string) => ({
+  grant_type: "client_credentials",
+  client_id: clientId,
+  client_secret: secret,
+});
+
+/** The token request an IdP sends: the client credentials grant, the credentials in the form body. */
+const tokenFor = (app: TestApp, c: SeededClient, secret = c.secret) =>
+  tokenRequest(app, c, clientCredentials(c.clientId, secret));
+
 async function tokenOf(app: TestApp, c: SeededClient, secret = c.secret): Promise<string> {
-  const res = await tokenRequest(app, c, {
-    grant_type: "client_credentials",
-    client_id: c.clientId,
-    client_secret: secret,
-  });
+  const res = await tokenFor(app, c, secret);
   expect(res.statusCode, res.body).toBe(200);
   return res.json().access_token as string;
 }
@@ -63,11 +69,7 @@ describe("OAuth 2.0 client credentials at {scim base}/oauth/token", () => {
   it("issues a bearer token for an hour, with credentials in the form body or in Basic", async () => {
     // Basic at the token endpoint is OAuth's client authentication, whether or not SCIM requests may use Basic.
     const c = await seedClient(t);
-    const fromBody = await tokenRequest(t, c, {
-      grant_type: "client_credentials",
-      client_id: c.clientId,
-      client_secret: c.secret,
-    });
+    const fromBody = await tokenFor(t, c);
     expect(fromBody.statusCode, fromBody.body).toBe(200);
     expect(fromBody.headers["cache-control"]).toBe("no-store");
     expect(fromBody.headers["content-type"]).toMatch(/^application\/json/);
@@ -101,50 +103,54 @@ describe("OAuth 2.0 client credentials at {scim base}/oauth/token", () => {
     expect((await users(t, b, `Bearer ${token}`)).statusCode).toBe(401);
   });
 
-  it("answers RFC 6749 errors: wrong secret, unknown or mismatched client, other grants, missing grant", async () => {
+  it("answers a wrong secret sent in Basic with 401 and the Basic challenge", async () => {
     const c = await seedClient(t);
-    const wrong = await tokenRequest(t, c, {
-      grant_type: "client_credentials",
-      client_id: c.clientId,
-      client_secret: "nope",
-    });
-    expect(wrong.statusCode).toBe(401);
-    expect(wrong.json()).toMatchObject({ error: "invalid_client" });
-    expect(wrong.body).not.toContain(c.secret);
-
     const viaBasic = await tokenRequest(t, c, { grant_type: "client_credentials" }, basic(c.clientId, "nope"));
     expect(viaBasic.statusCode).toBe(401);
     expect(viaBasic.headers["www-authenticate"]).toBe('Basic realm="scim"');
+  });
 
+  // Each case's form is built from the calling connection c and another connection d.
+  type Form = (c: SeededClient, d: SeededClient) => Record<string, string>;
+  it.each<{ name: string; form: Form; inBasicToo?: true; status: number; error: string }>([
+    {
+      name: "a wrong secret",
+      form: (c) => clientCredentials(c.clientId, "nope"),
+      status: 401,
+      error: "invalid_client",
+    },
+    {
+      name: "another connection's client",
+      form: (_c, d) => clientCredentials(d.clientId, d.secret),
+      status: 401,
+      error: "invalid_client",
+    },
+    {
+      name: "another grant",
+      form: (c) => ({ ...clientCredentials(c.clientId, c.secret), grant_type: "password" }),
+      status: 400,
+      error: "unsupported_grant_type",
+    },
+    {
+      name: "no grant",
+      form: (c) => ({ client_id: c.clientId, client_secret: c.secret }),
+      status: 400,
+      error: "invalid_request",
+    },
+    {
+      name: "credentials both in the form and in Basic",
+      form: (c) => clientCredentials(c.clientId, c.secret),
+      inBasicToo: true,
+      status: 400,
+      error: "invalid_request",
+    },
+  ])("answers RFC 6749 errors: $name", async ({ form, inBasicToo, status, error }) => {
+    const c = await seedClient(t);
     const d = await seedClient(t);
-    const foreign = await tokenRequest(t, c, {
-      grant_type: "client_credentials",
-      client_id: d.clientId,
-      client_secret: d.secret,
-    });
-    expect(foreign.statusCode).toBe(401);
-    expect(foreign.json().error).toBe("invalid_client");
-
-    const password = await tokenRequest(t, c, {
-      grant_type: "password",
-      client_id: c.clientId,
-      client_secret: c.secret,
-    });
-    expect(password.statusCode).toBe(400);
-    expect(password.json().error).toBe("unsupported_grant_type");
-
-    const none = await tokenRequest(t, c, { client_id: c.clientId, client_secret: c.secret });
-    expect(none.statusCode).toBe(400);
-    expect(none.json().error).toBe("invalid_request");
-
-    const both = await tokenRequest(
-      t,
-      c,
-      { grant_type: "client_credentials", client_id: c.clientId, client_secret: c.secret },
-      basic(c.clientId, c.secret),
-    );
-    expect(both.statusCode).toBe(400);
-    expect(both.json().error).toBe("invalid_request");
+    const res = await tokenRequest(t, c, form(c, d), inBasicToo ? basic(c.clientId, c.secret) : undefined);
+    expect(res.statusCode).toBe(status);
+    expect(res.json().error).toBe(error);
+    expect(res.body).not.toContain(c.secret);
   });
 
   it("a rotated secret stops buying tokens at once; tokens it bought end with its grace period", async () => {
@@ -160,11 +166,7 @@ describe("OAuth 2.0 client credentials at {scim base}/oauth/token", () => {
     // ... and when it ends, the old secret and every token it bought stop together.
     expect((await users(t, c, `Bearer ${early}`)).statusCode).toBe(401);
     expect((await users(t, c, `Bearer ${during}`)).statusCode).toBe(401);
-    const refused = await tokenRequest(t, c, {
-      grant_type: "client_credentials",
-      client_id: c.clientId,
-      client_secret: c.secret,
-    });
+    const refused = await tokenFor(t, c);
     expect(refused.statusCode).toBe(401);
     expect((await users(t, c, `Bearer ${await tokenOf(t, c, next)}`)).statusCode).toBe(200);
   });
@@ -181,11 +183,7 @@ describe("OAuth 2.0 client credentials at {scim base}/oauth/token", () => {
     // The other instance's cached client holds the old secret for a few seconds at most (the instances share a clock).
     t.clock.advance(10_000);
     expect((await users(other, c, `Bearer ${token}`)).statusCode).toBe(401);
-    const refused = await tokenRequest(t, c, {
-      grant_type: "client_credentials",
-      client_id: c.clientId,
-      client_secret: c.secret,
-    });
+    const refused = await tokenFor(t, c);
     expect(refused.statusCode).toBe(401);
   });
 
@@ -197,11 +195,7 @@ describe("OAuth 2.0 client credentials at {scim base}/oauth/token", () => {
     });
     expect(narrowed.statusCode, narrowed.body).toBe(200);
     expect(narrowed.json().authentication_methods).toEqual(["bearer"]);
-    const refused = await tokenRequest(t, c, {
-      grant_type: "client_credentials",
-      client_id: c.clientId,
-      client_secret: c.secret,
-    });
+    const refused = await tokenFor(t, c);
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error).toBe("unauthorized_client");
     expect((await users(t, c, `Bearer ${token}`)).statusCode).toBe(401);

@@ -26,7 +26,27 @@ const call = (method: Method, path: string, headers: Record<string, string>, pay
 
 const WEAK = /^W\/"\d+"$/;
 const etag = (res: LightMyRequestResponse): string => res.headers.etag as string;
+/** Checks that an answer's ETag header is a weak tag and its meta.version repeats it; returns the tag. */
+function versionOf(res: LightMyRequestResponse): string {
+  expect(etag(res)).toMatch(WEAK);
+  expect(res.json().meta.version).toBe(etag(res));
+  return etag(res);
+}
+/** A GET of `path` with If-None-Match `tags` answers 304 without a body, its ETag header the current version. */
+async function expectNotModified(path: string, tags: string, current: string): Promise<void> {
+  const res = await call("GET", path, { "if-none-match": tags });
+  expect(res.statusCode).toBe(304);
+  expect(res.body).toBe("");
+  expect(etag(res)).toBe(current);
+}
 const patchOp = (operations: unknown[]) => ({ schemas: [PATCH_OP], Operations: operations });
+const replace = (path: string, value: unknown) => ({ op: "replace", path, value });
+const addMember = (id: string) => ({ op: "add", path: "members", value: [{ value: id }] });
+/** A PATCH of these operations, without a precondition. */
+const patch = (path: string, ...operations: unknown[]) => scim(t, c, "PATCH", path, patchOp(operations));
+/** A PATCH of these operations that applies only if the resource's version matches `ifMatch`. */
+const patchIf = (path: string, ifMatch: string, ...operations: unknown[]) =>
+  call("PATCH", path, { "if-match": ifMatch }, patchOp(operations));
 const userBody = (userName: string, extra: Record<string, unknown> = {}) => ({
   schemas: [USER_SCHEMA],
   userName,
@@ -52,22 +72,16 @@ async function newGroup(displayName: string, members: string[] = []): Promise<{ 
 describe("Users", () => {
   it("every answer's ETag header is its meta.version, a weak tag, and a change changes it", async () => {
     const created = await scim(t, c, "POST", "/Users", userBody("etag-1@example.com"));
-    expect(etag(created)).toMatch(WEAK);
-    expect(created.json().meta.version).toBe(etag(created));
+    const first = versionOf(created);
     const id = created.json().id as string;
+    expect(versionOf(await scim(t, c, "GET", `/Users/${id}`))).toBe(first);
 
-    const read = await scim(t, c, "GET", `/Users/${id}`);
-    expect(etag(read)).toBe(etag(created));
-    expect(read.json().meta.version).toBe(etag(created));
-
-    const patched = await scim(t, c, "PATCH", `/Users/${id}`, patchOp([{ op: "replace", path: "title", value: "A" }]));
+    const patched = await patch(`/Users/${id}`, replace("title", "A"));
     expect(patched.statusCode).toBe(200);
-    expect(etag(patched)).not.toBe(etag(created));
-    expect(patched.json().meta.version).toBe(etag(patched));
+    expect(versionOf(patched)).not.toBe(first);
 
     const put = await scim(t, c, "PUT", `/Users/${id}`, userBody("etag-1@example.com", { title: "B" }));
-    expect(etag(put)).not.toBe(etag(patched));
-    expect(put.json().meta.version).toBe(etag(put));
+    expect(versionOf(put)).not.toBe(etag(patched));
     expect(etag(await scim(t, c, "GET", `/Users/${id}`))).toBe(etag(put));
   });
 
@@ -91,16 +105,13 @@ describe("Users", () => {
 
   it("If-None-Match: 304 without a body for the current version or *, 200 for a stale one", async () => {
     const user = await newUser("etag-304@example.com");
-    const same = await call("GET", `/Users/${user.id}`, { "if-none-match": user.etag });
-    expect(same.statusCode).toBe(304);
-    expect(same.body).toBe("");
-    expect(etag(same)).toBe(user.etag);
-    expect((await call("GET", `/Users/${user.id}`, { "if-none-match": "*" })).statusCode).toBe(304);
+    await expectNotModified(`/Users/${user.id}`, user.etag, user.etag);
+    await expectNotModified(`/Users/${user.id}`, "*", user.etag);
     // Weak comparison: the strong form of the same tag, in a list, matches too.
     const strong = user.etag.slice(2);
-    expect((await call("GET", `/Users/${user.id}`, { "if-none-match": `"x", ${strong}` })).statusCode).toBe(304);
+    await expectNotModified(`/Users/${user.id}`, `"x", ${strong}`, user.etag);
 
-    await scim(t, c, "PATCH", `/Users/${user.id}`, patchOp([{ op: "replace", path: "title", value: "T" }]));
+    await patch(`/Users/${user.id}`, replace("title", "T"));
     const stale = await call("GET", `/Users/${user.id}`, { "if-none-match": user.etag });
     expect(stale.statusCode).toBe(200);
     expect(etag(stale)).not.toBe(user.etag);
@@ -109,21 +120,11 @@ describe("Users", () => {
 
   it("If-Match stale on PATCH and PUT: 412 and nothing changed; current or * applies", async () => {
     const user = await newUser("etag-412@example.com");
-    const first = await call(
-      "PATCH",
-      `/Users/${user.id}`,
-      { "if-match": user.etag },
-      patchOp([{ op: "replace", path: "title", value: "first" }]),
-    );
+    const first = await patchIf(`/Users/${user.id}`, user.etag, replace("title", "first"));
     expect(first.statusCode).toBe(200);
     expect(first.json().title).toBe("first");
 
-    const stalePatch = await call(
-      "PATCH",
-      `/Users/${user.id}`,
-      { "if-match": user.etag },
-      patchOp([{ op: "replace", path: "title", value: "lost" }]),
-    );
+    const stalePatch = await patchIf(`/Users/${user.id}`, user.etag, replace("title", "lost"));
     expect(stalePatch.statusCode).toBe(412);
     expect(stalePatch.json()).toEqual({
       schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"],
@@ -142,12 +143,7 @@ describe("Users", () => {
     expect(etag(after)).toBe(etag(first));
 
     // A PATCH that would change nothing is refused all the same when the tag is stale.
-    const unchanged = await call(
-      "PATCH",
-      `/Users/${user.id}`,
-      { "if-match": user.etag },
-      patchOp([{ op: "replace", path: "title", value: "first" }]),
-    );
+    const unchanged = await patchIf(`/Users/${user.id}`, user.etag, replace("title", "first"));
     expect(unchanged.statusCode).toBe(412);
 
     const put = await call(
@@ -158,46 +154,25 @@ describe("Users", () => {
     );
     expect(put.statusCode).toBe(200);
     expect(put.json().title).toBe("second");
-    const any = await call(
-      "PATCH",
-      `/Users/${user.id}`,
-      { "if-match": "*" },
-      patchOp([{ op: "replace", path: "title", value: "third" }]),
-    );
+    const any = await patchIf(`/Users/${user.id}`, "*", replace("title", "third"));
     expect(any.statusCode).toBe(200);
     expect(any.json().title).toBe("third");
   });
 
   it("If-Match on a password change (the locked path) is checked too", async () => {
     const user = await newUser("etag-password@example.com");
-    await scim(t, c, "PATCH", `/Users/${user.id}`, patchOp([{ op: "replace", path: "title", value: "x" }]));
-    const stale = await call(
-      "PATCH",
-      `/Users/${user.id}`,
-      { "if-match": user.etag },
-      patchOp([{ op: "replace", path: "password", value: "N3w-passw0rd!long" }]),
-    );
+    await patch(`/Users/${user.id}`, replace("title", "x"));
+    const stale = await patchIf(`/Users/${user.id}`, user.etag, replace("password", "N3w-passw0rd!long"));
     expect(stale.statusCode).toBe(412);
     const current = etag(await scim(t, c, "GET", `/Users/${user.id}`));
-    const ok = await call(
-      "PATCH",
-      `/Users/${user.id}`,
-      { "if-match": current },
-      patchOp([{ op: "replace", path: "password", value: "N3w-passw0rd!long" }]),
-    );
+    const ok = await patchIf(`/Users/${user.id}`, current, replace("password", "N3w-passw0rd!long"));
     expect(ok.statusCode).toBe(200);
     expect(etag(ok)).not.toBe(current);
   });
 
   it("two writes with the same If-Match at once: one applies, the other is 412", async () => {
     const user = await newUser("etag-race@example.com");
-    const write = (title: string) =>
-      call(
-        "PATCH",
-        `/Users/${user.id}`,
-        { "if-match": user.etag },
-        patchOp([{ op: "replace", path: "title", value: title }]),
-      );
+    const write = (title: string) => patchIf(`/Users/${user.id}`, user.etag, replace("title", title));
     const answers = await Promise.all([write("one"), write("two"), write("three")]);
     expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 412, 412]);
     const winner = answers.find((r) => r.statusCode === 200)?.json().title;
@@ -206,13 +181,7 @@ describe("Users", () => {
 
   it("DELETE with a stale If-Match: 412 and the user still exists; with the current one: 204", async () => {
     const user = await newUser("etag-delete@example.com");
-    const changed = await scim(
-      t,
-      c,
-      "PATCH",
-      `/Users/${user.id}`,
-      patchOp([{ op: "replace", path: "title", value: "x" }]),
-    );
+    const changed = await patch(`/Users/${user.id}`, replace("title", "x"));
     const stale = await call("DELETE", `/Users/${user.id}`, { "if-match": user.etag });
     expect(stale.statusCode).toBe(412);
     expect((await scim(t, c, "GET", `/Users/${user.id}`)).statusCode).toBe(200);
@@ -226,27 +195,16 @@ describe("Users", () => {
 describe("Groups", () => {
   it("every answer's ETag header is its meta.version; a rename changes it", async () => {
     const created = await scim(t, c, "POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: "ETag group" });
-    expect(etag(created)).toMatch(WEAK);
-    expect(created.json().meta.version).toBe(etag(created));
+    const first = versionOf(created);
     const id = created.json().id as string;
-    const read = await scim(t, c, "GET", `/Groups/${id}`);
-    expect(etag(read)).toBe(etag(created));
-    expect(read.json().meta.version).toBe(etag(created));
+    expect(versionOf(await scim(t, c, "GET", `/Groups/${id}`))).toBe(first);
 
-    const renamed = await scim(
-      t,
-      c,
-      "PATCH",
-      `/Groups/${id}?attributes=displayName,meta`,
-      patchOp([{ op: "replace", path: "displayName", value: "ETag group 2" }]),
-    );
+    const renamed = await patch(`/Groups/${id}?attributes=displayName,meta`, replace("displayName", "ETag group 2"));
     expect(renamed.statusCode).toBe(200);
-    expect(etag(renamed)).not.toBe(etag(created));
-    expect(renamed.json().meta.version).toBe(etag(renamed));
+    expect(versionOf(renamed)).not.toBe(first);
 
     const put = await scim(t, c, "PUT", `/Groups/${id}`, { schemas: [GROUP_SCHEMA], displayName: "ETag group 3" });
-    expect(etag(put)).not.toBe(etag(renamed));
-    expect(put.json().meta.version).toBe(etag(put));
+    expect(versionOf(put)).not.toBe(etag(renamed));
 
     const list = await scim(t, c, "GET", `/Groups?filter=${encodeURIComponent('displayName eq "ETag group 3"')}`);
     expect(list.json().Resources[0].meta.version).toBe(etag(put));
@@ -255,34 +213,16 @@ describe("Groups", () => {
   it("a membership PATCH (204) changes the version and carries the new ETag", async () => {
     const user = await newUser("etag-member@example.com");
     const group = await newGroup("ETag members");
-    const added = await scim(
-      t,
-      c,
-      "PATCH",
-      `/Groups/${group.id}`,
-      patchOp([{ op: "add", path: "members", value: [{ value: user.id }] }]),
-    );
+    const added = await patch(`/Groups/${group.id}`, addMember(user.id));
     expect(added.statusCode).toBe(204);
     expect(etag(added)).toMatch(WEAK);
     expect(etag(added)).not.toBe(group.etag);
     expect(etag(await scim(t, c, "GET", `/Groups/${group.id}`))).toBe(etag(added));
 
-    const removed = await scim(
-      t,
-      c,
-      "PATCH",
-      `/Groups/${group.id}`,
-      patchOp([{ op: "remove", path: `members[value eq "${user.id}"]` }]),
-    );
+    const removed = await patch(`/Groups/${group.id}`, { op: "remove", path: `members[value eq "${user.id}"]` });
     expect(etag(removed)).not.toBe(etag(added));
     // Deleting a member user changes the group too.
-    await scim(
-      t,
-      c,
-      "PATCH",
-      `/Groups/${group.id}`,
-      patchOp([{ op: "add", path: "members", value: [{ value: user.id }] }]),
-    );
+    await patch(`/Groups/${group.id}`, addMember(user.id));
     const before = etag(await scim(t, c, "GET", `/Groups/${group.id}`));
     expect((await scim(t, c, "DELETE", `/Users/${user.id}`)).statusCode).toBe(204);
     expect(etag(await scim(t, c, "GET", `/Groups/${group.id}`))).not.toBe(before);
@@ -290,12 +230,9 @@ describe("Groups", () => {
 
   it("If-None-Match: 304 for the current version or *, 200 for a stale one", async () => {
     const group = await newGroup("ETag 304");
-    const same = await call("GET", `/Groups/${group.id}`, { "if-none-match": group.etag });
-    expect(same.statusCode).toBe(304);
-    expect(same.body).toBe("");
-    expect(etag(same)).toBe(group.etag);
-    expect((await call("GET", `/Groups/${group.id}`, { "if-none-match": "*" })).statusCode).toBe(304);
-    await scim(t, c, "PATCH", `/Groups/${group.id}`, patchOp([{ op: "replace", path: "displayName", value: "N" }]));
+    await expectNotModified(`/Groups/${group.id}`, group.etag, group.etag);
+    await expectNotModified(`/Groups/${group.id}`, "*", group.etag);
+    await patch(`/Groups/${group.id}`, replace("displayName", "N"));
     const stale = await call("GET", `/Groups/${group.id}`, { "if-none-match": group.etag });
     expect(stale.statusCode).toBe(200);
     expect(stale.json().displayName).toBe("N");
@@ -304,20 +241,10 @@ describe("Groups", () => {
   it("If-Match stale on PATCH and PUT: 412 and nothing changed; current or * applies", async () => {
     const user = await newUser("etag-group-412@example.com");
     const group = await newGroup("ETag 412");
-    const first = await call(
-      "PATCH",
-      `/Groups/${group.id}`,
-      { "if-match": group.etag },
-      patchOp([{ op: "replace", path: "displayName", value: "ETag 412 first" }]),
-    );
+    const first = await patchIf(`/Groups/${group.id}`, group.etag, replace("displayName", "ETag 412 first"));
     expect(first.statusCode).toBe(204);
 
-    const stale = await call(
-      "PATCH",
-      `/Groups/${group.id}`,
-      { "if-match": group.etag },
-      patchOp([{ op: "add", path: "members", value: [{ value: user.id }] }]),
-    );
+    const stale = await patchIf(`/Groups/${group.id}`, group.etag, addMember(user.id));
     expect(stale.statusCode).toBe(412);
     expect(stale.json().detail).toBe(`the resource has changed: its version is ${etag(first)}`);
     const stalePut = await call(
@@ -348,12 +275,7 @@ describe("Groups", () => {
     );
     expect(put.statusCode).toBe(200);
     expect(put.json().members).toHaveLength(1);
-    const any = await call(
-      "PATCH",
-      `/Groups/${group.id}`,
-      { "if-match": "*" },
-      patchOp([{ op: "replace", path: "displayName", value: "ETag 412 third" }]),
-    );
+    const any = await patchIf(`/Groups/${group.id}`, "*", replace("displayName", "ETag 412 third"));
     expect(any.statusCode).toBe(204);
   });
 
@@ -361,13 +283,7 @@ describe("Groups", () => {
     const a = await newUser("etag-race-a@example.com");
     const b = await newUser("etag-race-b@example.com");
     const group = await newGroup("ETag race");
-    const add = (member: string) =>
-      call(
-        "PATCH",
-        `/Groups/${group.id}`,
-        { "if-match": group.etag },
-        patchOp([{ op: "add", path: "members", value: [{ value: member }] }]),
-      );
+    const add = (member: string) => patchIf(`/Groups/${group.id}`, group.etag, addMember(member));
     const answers = await Promise.all([add(a.id), add(b.id)]);
     expect(answers.map((r) => r.statusCode).sort()).toEqual([204, 412]);
     expect((await scim(t, c, "GET", `/Groups/${group.id}`)).json().members).toHaveLength(1);
@@ -375,13 +291,7 @@ describe("Groups", () => {
 
   it("DELETE with a stale If-Match: 412 and the group still exists; with the current one: 204", async () => {
     const group = await newGroup("ETag delete");
-    const changed = await scim(
-      t,
-      c,
-      "PATCH",
-      `/Groups/${group.id}`,
-      patchOp([{ op: "replace", path: "displayName", value: "ETag delete 2" }]),
-    );
+    const changed = await patch(`/Groups/${group.id}`, replace("displayName", "ETag delete 2"));
     expect((await call("DELETE", `/Groups/${group.id}`, { "if-match": group.etag })).statusCode).toBe(412);
     expect((await scim(t, c, "GET", `/Groups/${group.id}`)).statusCode).toBe(200);
     expect((await call("DELETE", `/Groups/${group.id}`, { "if-match": etag(changed) })).statusCode).toBe(204);

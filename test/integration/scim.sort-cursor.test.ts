@@ -134,6 +134,23 @@ const instant = (text: string) => {
   return `${date}T${whole}.${fraction.padEnd(6, "0")}`;
 };
 
+/**
+ * Pages `resource` sorted by `sortBy`, `count` rows a page: every one of `rows` once, in the order `key` gives, and the
+ * same rows as one offset page.
+ */
+async function expectSortedPages<T extends { id: string }>(
+  resource: "Users" | "Groups",
+  rows: readonly T[],
+  [sortBy, order, count, key]: [string, Order, number, (row: T) => string | null],
+): Promise<void> {
+  const query = `sortBy=${sortBy}&sortOrder=${order}`;
+  const paged = await allPages(resource, query, count);
+  expect(paged).toEqual(expectedOrder(rows, key, order === "descending"));
+  expect(new Set(paged).size).toBe(rows.length);
+  const offset = await get(`/${resource}?${query}&startIndex=1&count=100`);
+  expect(paged).toEqual((offset.Resources ?? []).map((r) => r.id));
+}
+
 describe("sortBy with cursors on /Users", () => {
   it.each<[string, Order, number, (u: Seeded) => string | null]>([
     ["userName", "ascending", 2, (u) => u.userName],
@@ -142,15 +159,9 @@ describe("sortBy with cursors on /Users", () => {
     ["name.familyName", "descending", 3, (u) => u.familyName],
     ["meta.lastModified", "ascending", 2, (u) => instant(u.lastModified)],
     ["meta.lastModified", "descending", 4, (u) => instant(u.lastModified)],
-  ])("sortBy=%s&sortOrder=%s, %i a page: every user once, in order", async (sortBy, order, count, key) => {
-    const descending = order === "descending";
-    const query = `sortBy=${sortBy}&sortOrder=${order}`;
-    const paged = await allPages("Users", query, count);
-    expect(paged).toEqual(expectedOrder(users, key, descending));
-    expect(new Set(paged).size).toBe(users.length);
-    const offset = await get(`/Users?${query}&startIndex=1&count=100`);
-    expect(paged).toEqual((offset.Resources ?? []).map((r) => r.id));
-  });
+  ])("sortBy=%s&sortOrder=%s, %i a page: every user once, in order", (...sort) =>
+    expectSortedPages("Users", users, sort),
+  );
 
   it("with a filter, through POST /Users/.search", async () => {
     const filter = 'name.familyName pr and not (name.familyName eq "ng")';
@@ -183,14 +194,9 @@ describe("sortBy with cursors on /Groups", () => {
     ["displayName", "descending", 3, (g) => g.displayName.toLowerCase()],
     ["meta.lastModified", "ascending", 3, (g) => instant(g.lastModified)],
     ["meta.lastModified", "descending", 2, (g) => instant(g.lastModified)],
-  ])("sortBy=%s&sortOrder=%s, %i a page: every group once, in order", async (sortBy, order, count, key) => {
-    const descending = order === "descending";
-    const query = `sortBy=${sortBy}&sortOrder=${order}`;
-    const paged = await allPages("Groups", query, count);
-    expect(paged).toEqual(expectedOrder(groups, key, descending));
-    const offset = await get(`/Groups?${query}&startIndex=1&count=100`);
-    expect(paged).toEqual((offset.Resources ?? []).map((r) => r.id));
-  });
+  ])("sortBy=%s&sortOrder=%s, %i a page: every group once, in order", (...sort) =>
+    expectSortedPages("Groups", groups, sort),
+  );
 
   it("a group renamed between two pages appears once, where its new name sorts, or not at all", async () => {
     const first = await get("/Groups?sortBy=displayName&count=3&cursor=");

@@ -28,6 +28,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Sends SIGHUP and waits until the process logs one more line containing `line` than it had before. */
+async function sighupUntilLogged(line: string): Promise<void> {
+  const count = () => roster.output.filter((l) => l.includes(line)).length;
+  const before = count();
+  process.kill(roster.pid, "SIGHUP");
+  await waitFor(`"${line}" to be logged`, async () => count() > before, 15_000);
+}
+
 interface Answer {
   readonly status: number;
   readonly body: string;
@@ -86,13 +94,7 @@ describe("HTTPS from ROSTER_TLS_CERT and ROSTER_TLS_KEY", () => {
       expect(commonName(before.socket)).toBe("roster-tls-one");
 
       const second = await selfSigned(dir, "roster-tls-two", files());
-      const reloads = roster.output.filter((l) => l.includes("TLS certificate reloaded")).length;
-      process.kill(roster.pid, "SIGHUP");
-      await waitFor(
-        "the reload to be logged",
-        async () => roster.output.filter((l) => l.includes("TLS certificate reloaded")).length > reloads,
-        15_000,
-      );
+      await sighupUntilLogged("TLS certificate reloaded");
 
       const after = await get(fresh, second.cert, "/health/alive");
       expect(after.status).toBe(200);
@@ -113,13 +115,7 @@ describe("HTTPS from ROSTER_TLS_CERT and ROSTER_TLS_KEY", () => {
 
   it("a reload from a broken pair keeps serving the previous certificate", async () => {
     await writeFile(files().keyFile, "not a key\n");
-    const failures = roster.output.filter((l) => l.includes("TLS certificate reload failed")).length;
-    process.kill(roster.pid, "SIGHUP");
-    await waitFor(
-      "the failed reload to be logged",
-      async () => roster.output.filter((l) => l.includes("TLS certificate reload failed")).length > failures,
-      15_000,
-    );
+    await sighupUntilLogged("TLS certificate reload failed");
     const agent = new Agent({ keepAlive: false });
     try {
       const res = await get(agent, readFileSync(files().certFile, "utf8"), "/health/alive");

@@ -75,49 +75,71 @@ async function recovers(t: TestApp, c: SeededClient): Promise<void> {
   expect((await t.request({ method: "GET", url: "/health/ready" })).statusCode).toBe(200);
 }
 
+/** What a suite opens in front of its database: the proxy an outage is made at, the pool, the app and its client. */
+interface Front {
+  proxy: DbProxy;
+  bouncer?: PgBouncer;
+  opened: ReturnType<typeof openDatabase>;
+  t: TestApp;
+  c: SeededClient;
+}
+
+/** The app on a pool of `opened`, with one SCIM client. */
+async function appOn(front: Omit<Front, "t" | "c">, database: Omit<TestDatabase, "db">): Promise<Front> {
+  const t = await createTestApp({ database: { ...database, db: front.opened.db } });
+  return { ...front, t, c: await seedClient(t) };
+}
+
+/**
+ * Closes a suite's pieces from the front back, the proxy letting everything through first so that no close waits on
+ * the outage; `last` closes the database behind them all. A suite whose beforeAll failed closes only `last`.
+ */
+async function closeSuite(front: Front | undefined, last: () => Promise<unknown> | undefined): Promise<void> {
+  await front?.proxy.pass();
+  await front?.t.close();
+  await front?.opened.close();
+  await front?.bouncer?.stop();
+  await front?.proxy.close();
+  await last();
+}
+
+/** Cuts the database off with `cut`, checks the answers during the outage, lets it through and checks recovery. */
+async function outageThenRecovery({ t, c, proxy }: Front, cut: (proxy: DbProxy) => unknown): Promise<void> {
+  await cut(proxy);
+  try {
+    await duringTheOutage(t, c);
+  } finally {
+    await proxy.pass();
+  }
+  await recovers(t, c);
+}
+
 describe("a black-holed database", () => {
   let database: TestDatabase;
-  let proxy: DbProxy;
-  let opened: ReturnType<typeof openDatabase>;
-  let t: TestApp;
-  let c: SeededClient;
+  let front: Front;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const front = await proxyToServer();
-    proxy = front.proxy;
-    const url = front.url(new URL(database.url).pathname.slice(1));
-    opened = openDatabase({ url, schema: database.schema, poolSize: 4, timeouts: TIMEOUTS });
-    t = await createTestApp({ database: { ...database, db: opened.db } });
-    c = await seedClient(t);
+    const { proxy, url } = await proxyToServer();
+    const opened = openDatabase({
+      url: url(new URL(database.url).pathname.slice(1)),
+      schema: database.schema,
+      poolSize: 4,
+      timeouts: TIMEOUTS,
+    });
+    front = await appOn({ proxy, opened }, database);
   });
 
-  afterAll(async () => {
-    await proxy?.pass();
-    await t?.close();
-    await opened?.close();
-    await proxy?.close();
-    await database?.close();
-  });
+  afterAll(() => closeSuite(front, () => database?.close()));
 
   it("answers 503 within the connect timeout and /health/ready within 1 s, then recovers", async () => {
-    proxy.blackhole();
-    try {
-      await duringTheOutage(t, c);
-    } finally {
-      await proxy.pass();
-    }
-    await recovers(t, c);
+    await outageThenRecovery(front, (proxy) => proxy.blackhole());
   });
 });
 
 describe.skipIf(!hasPgBouncer)("PgBouncer with no server to give", () => {
   let server: ServerDatabase;
-  let proxy: DbProxy;
-  let bouncer: PgBouncer;
-  let opened: ReturnType<typeof openDatabase>;
-  let t: TestApp;
-  let c: SeededClient;
+  let front: Front;
 
   beforeAll(async () => {
     server = await createServerDatabase();
@@ -125,32 +147,18 @@ describe.skipIf(!hasPgBouncer)("PgBouncer with no server to give", () => {
     const direct = openDatabase({ url: server.url, poolSize: 1 });
     await migrate(direct.db);
     await direct.close();
-    const front = await proxyToServer();
-    proxy = front.proxy;
-    bouncer = await startPgBouncer(front.url(name));
-    opened = openDatabase({ url: bouncer.url(name), pooling: "transaction", poolSize: 4, timeouts: TIMEOUTS });
-    t = await createTestApp({
-      database: { url: bouncer.url(name), schema: "public", db: opened.db, close: async () => {} },
-    });
-    c = await seedClient(t);
+    const { proxy, url } = await proxyToServer();
+    const bouncer = await startPgBouncer(url(name));
+    const opened = openDatabase({ url: bouncer.url(name), pooling: "transaction", poolSize: 4, timeouts: TIMEOUTS });
+    front = await appOn(
+      { proxy, bouncer, opened },
+      { url: bouncer.url(name), schema: "public", close: async () => {} },
+    );
   });
 
-  afterAll(async () => {
-    await proxy?.pass();
-    await t?.close();
-    await opened?.close();
-    await bouncer?.stop();
-    await proxy?.close();
-    await server?.drop();
-  });
+  afterAll(() => closeSuite(front, () => server?.drop()));
 
   it("answers 503 within the connect timeout while PgBouncer holds the queries, then recovers", async () => {
-    await proxy.refuse();
-    try {
-      await duringTheOutage(t, c);
-    } finally {
-      await proxy.pass();
-    }
-    await recovers(t, c);
+    await outageThenRecovery(front, (proxy) => proxy.refuse());
   });
 });

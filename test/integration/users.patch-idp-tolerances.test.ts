@@ -21,6 +21,14 @@ async function createUser(body: Record<string, unknown> = {}) {
 }
 
 const patch = (id: string, body: unknown) => scim(t, c, "PATCH", `/Users/${id}`, body);
+
+/** A fresh user PATCHed with the IdP's body of `fixture` (test/fixtures/idp/); fails unless 200. */
+async function patchedWith(fixture: string) {
+  const user = await createUser();
+  const res = await patch(user.id, idpBody(fixture));
+  expect(res.statusCode).toBe(200);
+  return { user, res };
+}
 const ops = (...operations: unknown[]) => ({ schemas: [PATCH_OP], Operations: operations });
 
 describe("Entra ID", () => {
@@ -33,26 +41,20 @@ describe("Entra ID", () => {
   });
 
   it('accepts a capitalised op with a string boolean ("Replace" active "False")', async () => {
-    const user = await createUser();
-    const res = await patch(user.id, idpBody("entra-patch-active-string"));
-    expect(res.statusCode).toBe(200);
+    const { user, res } = await patchedWith("entra-patch-active-string");
     expect(res.json().active).toBe(false);
     const back = await patch(user.id, ops({ op: "Replace", path: "active", value: "True" }));
     expect(back.json().active).toBe(true);
   });
 
   it("replaces through a value-filter path and a sub-attribute path", async () => {
-    const user = await createUser();
-    const res = await patch(user.id, idpBody("entra-patch-multi-valued"));
-    expect(res.statusCode).toBe(200);
+    const { res } = await patchedWith("entra-patch-multi-valued");
     expect(res.json().emails).toEqual([{ value: "updatedEmail@microsoft.com", type: "work", primary: true }]);
     expect(res.json().name).toEqual({ givenName: "Ann", familyName: "updatedFamilyName" });
   });
 
   it("applies a pathless replace with dotted keys and a URN-qualified key", async () => {
-    const user = await createUser();
-    const res = await patch(user.id, idpBody("entra-patch-replace-multiple"));
-    expect(res.statusCode).toBe(200);
+    const { res } = await patchedWith("entra-patch-replace-multiple");
     expect(res.json()).toMatchObject({
       displayName: "Pvlo",
       name: { givenName: "Gtfd", familyName: "Pkqf" },
@@ -63,23 +65,17 @@ describe("Entra ID", () => {
   });
 
   it("creates the element when add's value filter matches nothing (work phone)", async () => {
-    const user = await createUser();
-    const res = await patch(user.id, idpBody("entra-patch-add-work-phone"));
-    expect(res.statusCode).toBe(200);
+    const { res } = await patchedWith("entra-patch-add-work-phone");
     expect(res.json().phoneNumbers).toEqual([{ type: "work", value: "+1 (425) 555-0100" }]);
   });
 
   it("accepts a bare string manager on the URN-qualified manager path", async () => {
-    const user = await createUser();
-    const res = await patch(user.id, idpBody("entra-patch-manager"));
-    expect(res.statusCode).toBe(200);
+    const { res } = await patchedWith("entra-patch-manager");
     expect(res.json()[ENTERPRISE_SCHEMA]).toEqual({ manager: { value: "271" } });
   });
 
   it("sets an enterprise attribute through its URN-qualified path", async () => {
-    const user = await createUser();
-    const res = await patch(user.id, idpBody("entra-patch-department"));
-    expect(res.statusCode).toBe(200);
+    const { res } = await patchedWith("entra-patch-department");
     expect(res.json()[ENTERPRISE_SCHEMA]).toEqual({ department: "Sales" });
   });
 
@@ -111,17 +107,13 @@ describe("Okta", () => {
   });
 
   it("deactivates with a pathless replace of active", async () => {
-    const user = await createUser();
-    const res = await patch(user.id, idpBody("okta-patch-deactivate"));
-    expect(res.statusCode).toBe(200);
+    const { user, res } = await patchedWith("okta-patch-deactivate");
     expect(res.json().active).toBe(false);
     expect((await scim(t, c, "GET", `/Users/${user.id}`)).json().active).toBe(false);
   });
 
   it("replaces the password with a pathless replace, never echoing it", async () => {
-    const user = await createUser();
-    const res = await patch(user.id, idpBody("okta-patch-password"));
-    expect(res.statusCode).toBe(200);
+    const { user, res } = await patchedWith("okta-patch-password");
     expect(res.body).not.toContain("t1meMa$heen");
     const row = await t.db
       .selectFrom("identities")

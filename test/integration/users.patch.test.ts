@@ -1,24 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { scim } from "../helpers/seed.js";
-import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { createUser, scim } from "../helpers/seed.js";
+import { PATCH_OP } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 const { t, c } = useTestApp({ recording: true, seed: true });
 const events = () => t.recorder.events();
-let n = 0;
-
-async function createUser(body: Record<string, unknown> = {}) {
-  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `p${++n}@example.com`, ...body });
-  expect(res.statusCode).toBe(201);
-  return res.json();
-}
 const patch = (id: string, ...operations: unknown[]) =>
   scim(t, c, "PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: operations });
 const eventKinds = async (id: string) => (await events()).filter((e) => e.resourceId === id).map((e) => e.kind);
 
 describe("PATCH /Users/{id} (RFC 7644 §3.5.2)", () => {
   it("applies add, replace and remove and answers 200 with the user", async () => {
-    const user = await createUser({ title: "Old", nickName: "Nick" });
+    const user = await createUser(t, c, { title: "Old", nickName: "Nick" });
     t.clock.advance(5000);
     const res = await patch(
       user.id,
@@ -35,7 +28,7 @@ describe("PATCH /Users/{id} (RFC 7644 §3.5.2)", () => {
   });
 
   it("is atomic: when one operation fails, none applies", async () => {
-    const user = await createUser({ title: "Keep" });
+    const user = await createUser(t, c, { title: "Keep" });
     const res = await patch(
       user.id,
       { op: "replace", path: "title", value: "Changed" },
@@ -47,7 +40,7 @@ describe("PATCH /Users/{id} (RFC 7644 §3.5.2)", () => {
   });
 
   it("writes and records nothing when nothing changes", async () => {
-    const user = await createUser({ title: "Same" });
+    const user = await createUser(t, c, { title: "Same" });
     t.clock.advance(5000);
     const res = await patch(user.id, { op: "replace", path: "title", value: "Same" });
     expect(res.statusCode).toBe(200);
@@ -56,7 +49,7 @@ describe("PATCH /Users/{id} (RFC 7644 §3.5.2)", () => {
   });
 
   it("validates the patched user like a PUT body: invalid time zone, empty userName", async () => {
-    const user = await createUser();
+    const user = await createUser(t, c);
     const tz = await patch(user.id, { op: "replace", path: "timezone", value: "Mars/Olympus" });
     expect(tz.statusCode).toBe(400);
     expect(tz.json().scimType).toBe("invalidSyntax");
@@ -65,26 +58,26 @@ describe("PATCH /Users/{id} (RFC 7644 §3.5.2)", () => {
   });
 
   it("refuses to remove the required userName", async () => {
-    const user = await createUser();
+    const user = await createUser(t, c);
     const res = await patch(user.id, { op: "remove", path: "userName" });
     expect(res.statusCode).toBe(400);
   });
 
   it("moves primary: setting a new primary email clears the old one", async () => {
-    const user = await createUser({ emails: [{ value: `a${n}@example.com`, type: "work", primary: true }] });
+    const user = await createUser(t, c, { emails: [{ value: "a-moves@example.com", type: "work", primary: true }] });
     const res = await patch(user.id, {
       op: "add",
       path: "emails",
-      value: [{ value: `b${n}@example.com`, primary: true }],
+      value: [{ value: "b-moves@example.com", primary: true }],
     });
     expect(res.statusCode).toBe(200);
     expect(res.json().emails.filter((e: { primary?: boolean }) => e.primary === true)).toEqual([
-      { value: `b${n}@example.com`, primary: true },
+      { value: "b-moves@example.com", primary: true },
     ]);
   });
 
   it("refuses a body without the PatchOp schema", async () => {
-    const user = await createUser();
+    const user = await createUser(t, c);
     const res = await scim(t, c, "PATCH", `/Users/${user.id}`, {
       Operations: [{ op: "add", path: "title", value: "x" }],
     });

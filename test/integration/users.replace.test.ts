@@ -1,24 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { insertGroupWithUser } from "../helpers/groups.js";
-import { scim } from "../helpers/seed.js";
+import { createUser, scim } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
 
 const { t, c } = useTestApp({ recording: true, seed: true });
 const events = () => t.recorder.events();
-let n = 0;
-
-async function create(body: Record<string, unknown> = {}) {
-  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `r${++n}@example.com`, ...body });
-  expect(res.statusCode).toBe(201);
-  return res.json();
-}
 
 const eventsOf = async (id: string) => (await events()).filter((e) => e.resourceId === id).map((e) => e.kind);
 
 describe("PUT /Users/{id} replaces", () => {
   it("resets omitted attributes and keeps the id and created time", async () => {
-    const user = await create({ displayName: "Old", title: "Boss", active: false });
+    const user = await createUser(t, c, { displayName: "Old", title: "Boss", active: false });
     t.clock.advance(60_000);
     const res = await scim(t, c, "PUT", `/Users/${user.id}`, {
       schemas: [USER_SCHEMA],
@@ -39,7 +32,7 @@ describe("PUT /Users/{id} replaces", () => {
   });
 
   it("deactivates with active false and reactivates with active true", async () => {
-    const user = await create();
+    const user = await createUser(t, c);
     const off = await scim(t, c, "PUT", `/Users/${user.id}`, {
       schemas: [USER_SCHEMA],
       userName: user.userName,
@@ -55,7 +48,7 @@ describe("PUT /Users/{id} replaces", () => {
   });
 
   it("ignores the read-only id, groups and meta of an Okta-style body", async () => {
-    const user = await create();
+    const user = await createUser(t, c);
     const res = await scim(t, c, "PUT", `/Users/${user.id}`, {
       ...user,
       id: "00000000-0000-4000-8000-000000000000",
@@ -70,16 +63,16 @@ describe("PUT /Users/{id} replaces", () => {
   });
 
   it("renames the userName and frees the old one", async () => {
-    const user = await create();
-    const renamed = `renamed${++n}@example.com`;
+    const user = await createUser(t, c);
+    const renamed = `renamed-${user.id}@example.com`;
     const res = await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: renamed });
     expect(res.json().userName).toBe(renamed);
-    const again = await create({ userName: user.userName });
+    const again = await createUser(t, c, { userName: user.userName });
     expect(again.id).not.toBe(user.id);
   });
 
   it("validates like POST", async () => {
-    const user = await create();
+    const user = await createUser(t, c);
     const res = await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: "" });
     expect(res.statusCode).toBe(400);
     expect(res.json().scimType).toBe("invalidSyntax");
@@ -96,7 +89,7 @@ describe("PUT /Users/{id} replaces", () => {
 
 describe("events and no-op writes", () => {
   it("records user.created, user.updated and user.deleted with the user's data, never the password", async () => {
-    const user = await create({ name: { givenName: "Ann", familyName: "Lee" }, password: "Secret-123!" });
+    const user = await createUser(t, c, { name: { givenName: "Ann", familyName: "Lee" }, password: "Secret-123!" });
     await scim(t, c, "PUT", `/Users/${user.id}`, { schemas: [USER_SCHEMA], userName: user.userName, active: false });
     expect((await scim(t, c, "DELETE", `/Users/${user.id}`)).statusCode).toBe(204);
     const recorded = (await events()).filter((e) => e.resourceId === user.id);
@@ -108,7 +101,7 @@ describe("events and no-op writes", () => {
   });
 
   it("writes and records nothing for a PUT that changes nothing", async () => {
-    const user = await create({ displayName: "Same" });
+    const user = await createUser(t, c, { displayName: "Same" });
     t.clock.advance(1000);
     const res = await scim(t, c, "PUT", `/Users/${user.id}`, { ...user });
     expect(res.statusCode).toBe(200);
@@ -119,7 +112,7 @@ describe("events and no-op writes", () => {
 
 describe("DELETE /Users/{id}", () => {
   it("deletes the identity permanently: 204, then 404", async () => {
-    const user = await create();
+    const user = await createUser(t, c);
     const res = await scim(t, c, "DELETE", `/Users/${user.id}`);
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe("");
@@ -134,7 +127,7 @@ describe("DELETE /Users/{id}", () => {
   });
 
   it("deletes the user's group memberships", async () => {
-    const user = await create();
+    const user = await createUser(t, c);
     const groupId = "0190a000-0000-7000-8000-00000000abcd";
     await insertGroupWithUser(t, {
       id: groupId,

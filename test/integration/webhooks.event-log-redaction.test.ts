@@ -1,9 +1,8 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type WebhooksApp } from "../helpers/app.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
+import { type PlainReceiver, startPlainReceiver } from "../helpers/webhook-receiver.js";
 
 /**
  * The webhook event log is read by admins: what a receiver answers is kept without the secrets it may hold, the
@@ -11,22 +10,18 @@ import { adminCall, scim, seedClient } from "../helpers/seed.js";
  */
 const SECRET = "whsec_event_log_redaction";
 let w: WebhooksApp;
-let server: Server;
+let server: PlainReceiver;
 let url: string;
 let answer = "";
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => res.writeHead(500, { "content-type": "text/plain" }).end(answer));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  server = await startPlainReceiver(() => ({ status: 500, headers: { "content-type": "text/plain" }, body: answer }));
+  url = server.url;
   w = await createTestApp({ webhooks: true });
 });
 afterAll(async () => {
   await w.close();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
 });
 
 describe("the webhook event log holds no secret", () => {

@@ -1,18 +1,17 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type WebhooksApp } from "../helpers/app.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { type PlainReceiver, startPlainReceiver } from "../helpers/webhook-receiver.js";
 
 // An internal service on loopback whose answer must never reach a webhook's event log unless an operator allowed
 // loopback (ROSTER_WEBHOOK_URL_ALLOW); and a receiver that redirects there.
 // Not secret-shaped (the event log redacts those anyway): the point here is who may read the answer at all.
 const INTERNAL_ANSWER = "internal inventory service v3: 17 hosts";
 const SECRET = "whsec_outbound_guard_0123456789";
-let internal: Server;
+let internal: PlainReceiver;
 let internalHits = 0;
 let port = 0;
-let redirector: Server;
+let redirector: PlainReceiver;
 let redirectorUrl = "";
 /** The harness's allow list (loopback), so URLs of local servers can be stored and reached. */
 let open: WebhooksApp;
@@ -21,23 +20,17 @@ let closed: WebhooksApp;
 /** Only 127.0.0.1 listed. */
 let listed: WebhooksApp;
 
-const listen = async (server: Server) => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return (server.address() as AddressInfo).port;
-};
-
 beforeAll(async () => {
-  internal = createServer((req, res) => {
+  internal = await startPlainReceiver(() => {
     internalHits++;
-    req.resume();
-    req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end(INTERNAL_ANSWER));
+    return { status: 200, headers: { "content-type": "text/plain" }, body: INTERNAL_ANSWER };
   });
-  port = await listen(internal);
-  redirector = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => res.writeHead(302, { location: `http://127.0.0.1:${port}/secret` }).end());
-  });
-  redirectorUrl = `http://127.0.0.1:${await listen(redirector)}/hook`;
+  port = internal.port;
+  redirector = await startPlainReceiver(() => ({
+    status: 302,
+    headers: { location: `http://127.0.0.1:${port}/secret` },
+  }));
+  redirectorUrl = redirector.url;
   open = await createTestApp({ webhooks: { pollIntervalMs: 600_000 } });
   closed = await createTestApp({
     database: open.database,
@@ -54,8 +47,8 @@ afterAll(async () => {
   await listed.close();
   await closed.close();
   await open.close();
-  await new Promise((resolve) => internal.close(resolve));
-  await new Promise((resolve) => redirector.close(resolve));
+  await internal.close();
+  await redirector.close();
 });
 beforeEach(() => {
   internalHits = 0;

@@ -8,7 +8,14 @@ import { type ClaimedEvent, claimDue, type OutboxKey, recordAndStart } from "../
 import { createTestApp } from "../helpers/app.js";
 import { useTestApp } from "../helpers/suite.js";
 import { type SeededClient, seedClient } from "../helpers/seed.js";
-import { outboxCount, recordEvents, testWebhooks, numberOf, userUpdate as update } from "../helpers/webhooks.js";
+import {
+  numberOf,
+  outboxCount,
+  recordEvents,
+  recordRounds,
+  testWebhooks,
+  userUpdate as update,
+} from "../helpers/webhooks.js";
 
 const SECRET = "whsec_outbox_test";
 const TIMEOUT_MS = 2000;
@@ -103,14 +110,7 @@ describe("claiming (a backlog costs one index probe per resource)", () => {
   it("serves resources round robin: a claim goes on after the resource claimed last, then wraps around", async () => {
     const webhooks = testWebhooks(database.db, clock);
     const users = Array.from({ length: 3 }, () => uuidv7());
-    for (const seq of [0, 1]) {
-      await recordEvents(
-        database.db,
-        webhooks,
-        c.clientId,
-        users.map((u) => update(u, seq)),
-      );
-    }
+    await recordRounds(database.db, webhooks, c.clientId, users, 2);
     const claimed: { user: string; seq: number }[] = [];
     let after: OutboxKey | undefined;
     for (let i = 0; i < 6; i++) {
@@ -129,14 +129,7 @@ describe("claiming (a backlog costs one index probe per resource)", () => {
   it("finds the head of an idle resource behind a long backlog of resources in flight", async () => {
     const webhooks = testWebhooks(database.db, clock, { concurrency: 4, chain: 4 });
     const busy = Array.from({ length: 3 }, () => uuidv7());
-    for (let seq = 0; seq < 20; seq++) {
-      await recordEvents(
-        database.db,
-        webhooks,
-        c.clientId,
-        busy.map((u) => update(u, seq)),
-      );
-    }
+    await recordRounds(database.db, webhooks, c.clientId, busy, 20);
     const late = uuidv7();
     await recordEvents(database.db, webhooks, c.clientId, [update(late, 0)]);
     const now = clock.now();
@@ -218,14 +211,7 @@ describe("several dispatchers on one database", () => {
       const dispatchers = pools.map((p) => testWebhooks(p.db, clock, { concurrency: 16 }).dispatcher);
       const users = Array.from({ length: 40 }, () => uuidv7());
       const writer = testWebhooks(database.db, clock);
-      for (let seq = 0; seq < 10; seq++) {
-        await recordEvents(
-          database.db,
-          writer,
-          c.clientId,
-          users.map((u) => update(u, seq)),
-        );
-      }
+      await recordRounds(database.db, writer, c.clientId, users, 10);
       receiver.answer(() => ({ status: 200, delayMs: Math.floor(Math.random() * 3) }));
       const delivered = [0, 0, 0];
       while ((await outboxCount(database.db)) > 0) {

@@ -4,6 +4,8 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { adminCall, adminHeaders, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
+import { type PlainReceiver, startPlainReceiver } from "../helpers/webhook-receiver.js";
+import { adminError } from "../helpers/errors.js";
 
 const SECRET = "whsec_dGVzdC1ldmVudC1zZWNyZXQtMDEyMzQ1Njc4OQ==";
 /** Longer than the 4 KiB the event log keeps; ends in a marker that must not be kept. */
@@ -11,19 +13,19 @@ const LONG_ANSWER = `${"é".repeat(2100)}END-OF-ANSWER`;
 
 // A long poll interval: only the route's wake-up can make the running dispatcher deliver promptly.
 const { t: w, receiver } = useTestApp({ webhooks: { pollIntervalMs: 600_000 }, hooks: true });
-let verbose: Server;
+let verbose: PlainReceiver;
 let verboseUrl: string;
 let trickle: Server;
 let trickleUrl: string;
 
 beforeAll(async () => {
   // A receiver whose answer is larger than what the event log keeps.
-  verbose = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(LONG_ANSWER));
-  });
-  await new Promise<void>((resolve) => verbose.listen(0, "127.0.0.1", resolve));
-  verboseUrl = `http://127.0.0.1:${(verbose.address() as AddressInfo).port}/hook`;
+  verbose = await startPlainReceiver(() => ({
+    status: 200,
+    headers: { "content-type": "text/plain; charset=utf-8" },
+    body: LONG_ANSWER,
+  }));
+  verboseUrl = verbose.url;
   // A receiver that answers its headers at once, then a byte and nothing more: the body never ends.
   trickle = createServer((req, res) => {
     req.resume();
@@ -37,7 +39,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await w.webhooks.dispatcher.stop();
-  await new Promise((resolve) => verbose.close(resolve));
+  await verbose.close();
   trickle.closeAllConnections();
   await new Promise((resolve) => trickle.close(resolve));
 });
@@ -176,14 +178,7 @@ describe("POST /scimClients/{id}:sendTestEvent", () => {
     const c = await seedClient(w, { log_webhook_events: true });
     const res = await sendTestEvent(c.clientId);
     expect(res.statusCode).toBe(412);
-    expect(res.json()).toEqual({
-      error: {
-        code: 412,
-        status: "FAILED_PRECONDITION",
-        message: "the SCIM client has no webhook URL configured",
-        details: [],
-      },
-    });
+    expect(res.json()).toEqual(adminError(412, "FAILED_PRECONDITION", "the SCIM client has no webhook URL configured"));
     expect(await w.webhooks.dispatcher.drain()).toBe(0);
     expect(await logged(c)).toEqual([]);
   });

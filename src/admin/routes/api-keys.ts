@@ -54,6 +54,21 @@ const listSchema = (key: string) => ({
 export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDeps): void {
   const { apiKeys, clock } = deps;
   const keyIdOf = (kind: ApiKeyKind, raw: string): string => pathUuid(raw, `${kind} API key`);
+  // Both kinds of key are listed, read and revoked alike, at /issuedApiKeys and /importedApiKeys.
+  const listAndRead = (kind: ApiKeyKind) => {
+    scope.get<{ Querystring: Static<typeof ListKeysQuery> }>(
+      `/${kind}ApiKeys`,
+      { schema: listSchema(`${kind}_api_keys`) },
+      async (req) => listKeys(kind, req.query),
+    );
+    scope.get<ByKey>(`/${kind}ApiKeys/:keyId`, { schema: one() }, async (req) =>
+      apiKeyJson(await apiKeys.get(kind, keyIdOf(kind, req.params.keyId)), clock.now()),
+    );
+  };
+  const revocation = (kind: ApiKeyKind) =>
+    scope.delete<ByKey>(`/${kind}ApiKeys/:keyId`, { schema: one() }, async (req) =>
+      apiKeyJson(await apiKeys.revoke(kind, keyIdOf(kind, req.params.keyId)), clock.now()),
+    );
 
   scope.post<{ Body: Static<typeof CreateIssuedKeyBody> }>(
     "/issuedApiKeys",
@@ -67,15 +82,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
     },
   );
 
-  scope.get<{ Querystring: Static<typeof ListKeysQuery> }>(
-    "/issuedApiKeys",
-    { schema: listSchema("issued_api_keys") },
-    async (req) => listKeys("issued", req.query),
-  );
-
-  scope.get<ByKey>("/issuedApiKeys/:keyId", { schema: one() }, async (req) =>
-    apiKeyJson(await apiKeys.get("issued", keyIdOf("issued", req.params.keyId)), clock.now()),
-  );
+  listAndRead("issued");
 
   /** PATCH of an issued key: `{issued_api_key: {...}}` and `?update_mask=`; the secret never changes here. */
   scope.patch<ByKey & { Body: Static<typeof UpdateIssuedKeyBody>; Querystring: Static<typeof UpdateKeyQuery> }>(
@@ -92,9 +99,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
     },
   );
 
-  scope.delete<ByKey>("/issuedApiKeys/:keyId", { schema: one() }, async (req) =>
-    apiKeyJson(await apiKeys.revoke("issued", keyIdOf("issued", req.params.keyId)), clock.now()),
-  );
+  revocation("issued");
 
   /** `{grace_period?: "3600s" | 3600}`: how long the previous secret keeps verifying (default 0, at most 24 h). */
   scope.post<ByKey & { Body: Static<typeof RotateBody> | null }>(
@@ -128,19 +133,9 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
     },
   );
 
-  scope.get<{ Querystring: Static<typeof ListKeysQuery> }>(
-    "/importedApiKeys",
-    { schema: listSchema("imported_api_keys") },
-    async (req) => listKeys("imported", req.query),
-  );
+  listAndRead("imported");
 
-  scope.get<ByKey>("/importedApiKeys/:keyId", { schema: one() }, async (req) =>
-    apiKeyJson(await apiKeys.get("imported", keyIdOf("imported", req.params.keyId)), clock.now()),
-  );
-
-  scope.delete<ByKey>("/importedApiKeys/:keyId", { schema: one() }, async (req) =>
-    apiKeyJson(await apiKeys.revoke("imported", keyIdOf("imported", req.params.keyId)), clock.now()),
-  );
+  revocation("imported");
 
   /** Always 200 for a well-formed request; the outcome is in the body. */
   scope.post<{ Body: Static<typeof VerifyBody> }>(
@@ -169,7 +164,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: ApiKeyRouteDe
     const { items, next_page_token } = pageOf(rows, page.pageSize, (k) => k.keyId);
     const now = clock.now();
     return {
-      [kind === "issued" ? "issued_api_keys" : "imported_api_keys"]: items.map((k) => apiKeyJson(k, now)),
+      [`${kind}_api_keys`]: items.map((k) => apiKeyJson(k, now)),
       next_page_token,
     };
   }

@@ -42,14 +42,8 @@ export class SetupLinkRepo {
   }
 
   /** The link a token names, recording its first opening. */
-  async open(tokenDigest: string, now: Date): Promise<SetupLink | undefined> {
-    const row = await this.#db
-      .updateTable("setup_links")
-      .set((eb) => ({ first_open_time: eb.fn.coalesce("first_open_time", eb.val(now)) }))
-      .where("token_digest", "=", tokenDigest)
-      .returningAll()
-      .executeTakeFirst();
-    return row === undefined ? undefined : toSetupLink(row);
+  open(tokenDigest: string, now: Date): Promise<SetupLink | undefined> {
+    return this.#stampOnce("first_open_time", "token_digest", tokenDigest, now);
   }
 
   /** Keyset page in id order (UUIDv7: creation order), on (organization_id, id). */
@@ -61,11 +55,21 @@ export class SetupLinkRepo {
   }
 
   /** Revocation is final; revoking again keeps the first revoke_time. */
-  async revoke(id: string, now: Date): Promise<SetupLink | undefined> {
+  revoke(id: string, now: Date): Promise<SetupLink | undefined> {
+    return this.#stampOnce("revoke_time", "id", id, now);
+  }
+
+  /** Sets `stamp` to `now` on the link whose `key` is `value`, unless it is set already; the link as it is then. */
+  async #stampOnce(
+    stamp: "first_open_time" | "revoke_time",
+    key: "id" | "token_digest",
+    value: string,
+    now: Date,
+  ): Promise<SetupLink | undefined> {
     const row = await this.#db
       .updateTable("setup_links")
-      .set((eb) => ({ revoke_time: eb.fn.coalesce("revoke_time", eb.val(now)) }))
-      .where("id", "=", id)
+      .set((eb) => ({ [stamp]: eb.fn.coalesce(stamp, eb.val(now)) }))
+      .where(key, "=", value)
       .returningAll()
       .executeTakeFirst();
     return row === undefined ? undefined : toSetupLink(row);
