@@ -14,10 +14,11 @@ export interface DatabaseOptions {
   readonly schema?: string | undefined;
   readonly poolSize?: number | undefined;
   /**
-   * `false`: every session runs with `synchronous_commit = off` — a commit returns before its WAL is flushed, so a
-   * crash may lose the last few hundred milliseconds of commits (never corrupting anything). Only for writes whose
-   * loss is harmless: the webhook dispatcher's bookkeeping (docs/webhooks.md). Never for SCIM changes or their
-   * outbox rows. Default: synchronous.
+   * `false`: every session runs with `synchronous_commit = off` (behind a transaction pooler: every transaction, set
+   * local to it, driver.ts) — a commit returns before its WAL is flushed or reaches a synchronous standby, so a crash
+   * or failover may lose the last few hundred milliseconds of commits (never corrupting anything). Only for writes
+   * whose loss is harmless: the webhook dispatcher's bookkeeping and the request log's batches (docs/webhooks.md).
+   * Never for SCIM changes or their outbox rows. Default: synchronous.
    */
   readonly synchronousCommit?: boolean | undefined;
   /**
@@ -41,8 +42,8 @@ export interface DatabaseOptions {
   /**
    * `transaction`: the server is reached through a pooler in transaction mode, so no state may outlive a
    * transaction: statements are sent unnamed (never prepared by name), and no session settings are sent at start-up
-   * (synchronousCommit and genericPlans are ignored; the server's own DateStyle must be ISO, checked by
-   * checkPoolerSession). Default: `session`.
+   * (genericPlans is ignored, synchronousCommit is set per transaction; the server's own DateStyle must be ISO,
+   * checked by checkPoolerSession). Default: `session`.
    */
   readonly pooling?: "session" | "transaction" | undefined;
 }
@@ -90,7 +91,9 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
   });
   // A connection that breaks while idle: the pool drops it and opens a new one when needed.
   pool.on("error", onConnectionError);
-  const db = new Kysely<Database>({ dialect: namingDialect(pool, sessionMode) });
+  // Behind a transaction pooler, synchronous_commit = off is set local to each transaction instead (driver.ts).
+  const asyncCommit = !sessionMode && options.synchronousCommit === false;
+  const db = new Kysely<Database>({ dialect: namingDialect(pool, sessionMode, asyncCommit) });
   return {
     db,
     pool,

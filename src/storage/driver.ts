@@ -6,6 +6,7 @@ import {
   PostgresDialect,
   PostgresDriver,
   type QueryResult,
+  type TransactionSettings,
 } from "kysely";
 import type pg from "pg";
 import { declaredNameOf, shapeName } from "./prepared.js";
@@ -17,12 +18,16 @@ const MAX_NAMED_PER_CONNECTION = 200;
  * Kysely's PostgreSQL driver, except that a query run with runPrepared goes to PostgreSQL as a named statement
  * (`namesStatements`: a direct connection) or unnamed like any other (behind a transaction pooler, where the next
  * transaction may run on a server connection that never saw the name).
+ *
+ * `asyncCommit`: every transaction commits with `synchronous_commit = off`, set local to it — the way to have it
+ * behind a transaction pooler, where a session setting cannot be sent (database.ts DatabaseOptions.synchronousCommit).
+ * A statement outside a transaction is run in one of its own: `begin` with the setting, the statement, `commit`.
  */
-export function namingDialect(pool: pg.Pool, namesStatements: boolean): Dialect {
+export function namingDialect(pool: pg.Pool, namesStatements: boolean, asyncCommit = false): Dialect {
   const base = new PostgresDialect({ pool });
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new NamingDriver(pool, namesStatements),
+    createDriver: () => new NamingDriver(pool, namesStatements, asyncCommit),
     createQueryCompiler: () => base.createQueryCompiler(),
     createIntrospector: (db) => base.createIntrospector(db),
   };
@@ -31,14 +36,45 @@ export function namingDialect(pool: pg.Pool, namesStatements: boolean): Dialect 
 class NamingDriver extends PostgresDriver {
   readonly #pool: pg.Pool;
   readonly #namesStatements: boolean;
+  readonly #asyncCommit: boolean;
   /** One connection object per pooled client: it remembers what was prepared on that server session. */
   readonly #connections = new WeakMap<pg.PoolClient, NamingConnection>();
   #destroyed = false;
 
-  constructor(pool: pg.Pool, namesStatements: boolean) {
+  constructor(pool: pg.Pool, namesStatements: boolean, asyncCommit: boolean) {
     super({ pool });
     this.#pool = pool;
     this.#namesStatements = namesStatements;
+    this.#asyncCommit = asyncCommit;
+  }
+
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    // Marked first: the `begin` itself, like every statement up to `commit`, is not wrapped in a transaction.
+    const naming = connection as NamingConnection;
+    naming.inTransaction = true;
+    try {
+      await super.beginTransaction(connection, settings);
+      if (this.#asyncCommit) await naming.client.query(SET_ASYNC_COMMIT);
+    } catch (e) {
+      naming.inTransaction = false;
+      throw e;
+    }
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.commitTransaction(connection);
+    } finally {
+      (connection as NamingConnection).inTransaction = false;
+    }
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } finally {
+      (connection as NamingConnection).inTransaction = false;
+    }
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -49,7 +85,7 @@ class NamingDriver extends PostgresDriver {
     }
     let connection = this.#connections.get(client);
     if (connection === undefined) {
-      connection = new NamingConnection(client, this.#namesStatements);
+      connection = new NamingConnection(client, this.#namesStatements, this.#asyncCommit);
       this.#connections.set(client, connection);
     }
     return connection;
@@ -65,18 +101,40 @@ class NamingDriver extends PostgresDriver {
   }
 }
 
+const SET_ASYNC_COMMIT = "set local synchronous_commit = off";
+
 class NamingConnection implements DatabaseConnection {
   readonly client: pg.PoolClient;
+  /** Within a transaction begun by the driver (its own statements need no transaction of their own). */
+  inTransaction = false;
   readonly #namesStatements: boolean;
+  readonly #asyncCommit: boolean;
   /** SQL text → name, for the shapes prepared on this connection (pg keeps the parsed statements per connection). */
   readonly #names = new Map<string, string>();
 
-  constructor(client: pg.PoolClient, namesStatements: boolean) {
+  constructor(client: pg.PoolClient, namesStatements: boolean, asyncCommit: boolean) {
     this.client = client;
     this.#namesStatements = namesStatements;
+    this.#asyncCommit = asyncCommit;
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.#asyncCommit || this.inTransaction) return this.#execute(query);
+    // One simple-protocol message: the pooler hands the server connection over for the whole transaction.
+    await this.client.query(`begin; ${SET_ASYNC_COMMIT}`);
+    let result: QueryResult<R>;
+    try {
+      result = await this.#execute(query);
+    } catch (e) {
+      // A connection cut meanwhile (liveness.ts) has nothing left to roll back: the statement's error is the one.
+      await this.client.query("rollback").catch(() => {});
+      throw e;
+    }
+    await this.client.query("commit");
+    return result;
+  }
+
+  async #execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const name = this.#nameOf(query);
     const values = [...query.parameters];
     const { command, rowCount, rows } =

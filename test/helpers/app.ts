@@ -59,8 +59,8 @@ export interface TestAppOptions {
   readonly observed?: boolean | ObservedOptions;
 }
 
-/** What `observed` may set of the observability: the request log's buffer, its retention, pools on /metrics. */
-export type ObservedOptions = Pick<ObservabilityOptions, "requestLog" | "retentionDays" | "pools">;
+/** What `observed` may set of the observability: the request log's buffer, its pool and retention, pools on /metrics. */
+export type ObservedOptions = Pick<ObservabilityOptions, "requestLog" | "retentionDays" | "pools" | "writerDb">;
 
 export interface TestApp {
   readonly app: FastifyInstance;

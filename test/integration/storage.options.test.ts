@@ -30,6 +30,29 @@ describe("openDatabase synchronousCommit (webhook bookkeeping only)", () => {
   });
 });
 
+describe("openDatabase synchronousCommit behind a transaction pooler", () => {
+  it("is off in each transaction and lone statement, local to it: the session itself keeps the server's", async () => {
+    const options = { url: database.url, poolSize: 1, pooling: "transaction" as const, synchronousCommit: false };
+    const opened = openDatabase(options);
+    const current = sql<{ sc: string }>`select current_setting('synchronous_commit') as sc`;
+    try {
+      expect((await current.execute(opened.db)).rows).toEqual([{ sc: "off" }]);
+      const inside = await opened.db.transaction().execute(async (tx) => (await current.execute(tx)).rows);
+      expect(inside).toEqual([{ sc: "off" }]);
+      // A failing lone statement rolls its transaction back: the connection goes on.
+      await expect(sql`select 1 / 0`.execute(opened.db)).rejects.toThrow(/division by zero/);
+      expect((await current.execute(opened.db)).rows).toEqual([{ sc: "off" }]);
+      // The same (only) connection, outside Roster's driver: nothing outlived a transaction.
+      const raw = await opened.pool.query<{ sc: string; open: boolean }>(
+        "select current_setting('synchronous_commit') as sc, now() <> statement_timestamp() as open",
+      );
+      expect(raw.rows).toEqual([{ sc: "on", open: false }]);
+    } finally {
+      await opened.close();
+    }
+  });
+});
+
 const SELECT_X = preparedStatement("storage_options_x");
 
 describe("prepared statements", () => {

@@ -18,7 +18,8 @@ import { kinds } from "../helpers/webhook-receiver.js";
  * during the outage finds nothing. The claim then commits, owned by a live dispatcher, with a 32 s lease (the
  * test's webhook timeout + 30 s), and every event of its resource — also one committed after the recovery — must
  * not wait for that lease: it is delivered within 2 s of the standby's return. The clock is frozen, so a lease
- * never runs out here. The bookkeeping commits synchronously, as behind a transaction pooler (the lab's shape).
+ * never runs out here. The bookkeeping commits synchronously here (Roster's own bookkeeping pool does not wait for
+ * the standby: webhooks.sync-standby-async.test.ts), the case where a claim's commit is cut while it waits.
  */
 const CONNECT_MS = 2_000;
 const TIMEOUTS = { connectMs: CONNECT_MS, statementMs: 30_000, idleInTransactionMs: 60_000 };
