@@ -241,11 +241,14 @@ pids+=($!)
 wait_for "HAProxy to the primary" 30 runuser -u postgres -- psql -h 127.0.0.1 -p "$PG_FRONT" -d postgres -c "select 1"
 step="starting PgBouncer"
 log "PgBouncer (transaction pooling, query_wait_timeout ${QUERY_WAIT_TIMEOUT}s) on :$BOUNCER"
-runuser -u postgres -- psql -q -h 127.0.0.1 -p "$PG_FRONT" -d postgres -c "create database roster"
-echo '"postgres" ""' >"$LAB/userlist.txt"
+# Roster's own role, not a superuser, with a connection limit below max_connections (200): backends left waiting for
+# the synchronous standby cannot take the slots Patroni needs to rewind and rejoin the old primary.
+runuser -u postgres -- psql -q -h 127.0.0.1 -p "$PG_FRONT" -d postgres \
+  -c "create role roster login connection limit 150" -c "create database roster owner roster"
+printf '"postgres" ""\n"roster" ""\n' >"$LAB/userlist.txt"
 cat >"$LAB/pgbouncer.ini" <<INI
 [databases]
-roster = host=127.0.0.1 port=$PG_FRONT dbname=roster user=postgres
+roster = host=127.0.0.1 port=$PG_FRONT dbname=roster user=roster
 [pgbouncer]
 listen_addr = 127.0.0.1
 listen_port = $BOUNCER
