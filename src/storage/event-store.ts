@@ -1,6 +1,7 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "./database.js";
 import { guardedEventRows } from "./event-guard.js";
+import { keyEventData, uuidv7Of } from "./key-event-sql.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import { currentTraceparent } from "../platform/trace-context.js";
@@ -85,15 +86,7 @@ function keyEventRows(batch: OutboxBatch): RawBuilder<unknown> {
       select r.n, row_number() over (partition by r.n order by k.key_id) as m, k.id, r.event, k.key_id::text, k.data,
         r.body || k.data || ',"id":"' || k.id::text || '",' || ${`"created_at":${createdAt}}`}
       from ev_rows r cross join lateral (
-        select k.key_id, encode(set_byte(overlay(uuid_send(g.u) placing substring(int8send(${ms}::bigint) from 3)
-            from 1 for 6), 6, (get_byte(uuid_send(g.u), 6) & 15) | 112), 'hex')::uuid as id,
-          '{"id":' || to_json(k.key_id)::text || ',"kind":' || to_json(k.kind)::text
-            || ',"organization_id":' || to_json(k.organization_id)::text || ',"name":' || to_json(k.name)::text
-            || ',"actor_id":' || coalesce(to_json(k.actor_id)::text, 'null')
-            || case when r.event = 'api_key.suspended' then ',"state":"SUSPENDED","suspend_reason":"ACTOR_INACTIVE"}'
-              else ',"state":"REVOKED","revoke_reason":' || to_json(k.revoke_reason)::text || ',"revoke_time":'
-                || to_json(to_char(k.revoke_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text || '}'
-            end as data
+        select k.key_id, ${uuidv7Of(sql`${ms}::bigint`, sql`g.u`)} as id, ${keyEventData("k", sql`r.event`)} as data
         -- g refers to k, so every key gets its own random part whatever join order the planner picks.
         from api_keys k, lateral (select gen_random_uuid() as u where k.key_id is not null) g
         where k.organization_id = ${batch.organizationId}::uuid and (

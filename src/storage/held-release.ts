@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
+import { keyEventData, uuidv7Of } from "./key-event-sql.js";
 
 /** A held row that stands for key events (0032-held-key-events), not an event of its own. */
 export const KEY_ROW = sql`(key_actor is not null or key_id is not null)`;
@@ -40,16 +41,8 @@ export function releaseStatement(clientId: string, limit: number, now: Date): Ra
         b.organization_id, b.create_time, b.traceparent
       from b cross join lateral (
         select t.key_id,
-          encode(set_byte(overlay(uuid_send(g.u) placing substring(int8send(
-            (extract(epoch from b.create_time) * 1000)::bigint) from 3) from 1 for 6), 6,
-            (get_byte(uuid_send(g.u), 6) & 15) | 112), 'hex')::uuid as id,
-          '{"id":' || to_json(t.key_id)::text || ',"kind":' || to_json(t.kind)::text
-            || ',"organization_id":' || to_json(t.organization_id)::text || ',"name":' || to_json(t.name)::text
-            || ',"actor_id":' || coalesce(to_json(t.actor_id)::text, 'null')
-            || case when b.event = 'api_key.suspended' then ',"state":"SUSPENDED","suspend_reason":"ACTOR_INACTIVE"}'
-              else ',"state":"REVOKED","revoke_reason":' || to_json(t.revoke_reason)::text || ',"revoke_time":'
-                || to_json(to_char(t.revoke_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text || '}'
-            end as data
+          ${uuidv7Of(sql`(extract(epoch from b.create_time) * 1000)::bigint`, sql`g.u`)} as id,
+          ${keyEventData("t", sql`b.event`)} as data
         from (${keysOf(sql`b`)}) t, lateral (select gen_random_uuid() as u where t.key_id is not null) g
       ) kk
       where b.key_actor is not null or b.key_id is not null

@@ -82,30 +82,25 @@ export function GuardSettings({ conn, onChanged }: { conn: Connection; onChanged
           Hold mass deprovisioning (guard on)
         </label>
       </div>
-      <NumberField
-        label="Share of active users (%)"
-        hint="Holds only above this share of the organization's active users…"
-        value={share}
-        min={1}
-        max={100}
-        onInput={setShare}
-      />
-      <NumberField
-        label="Users"
-        hint="…and above this many users."
-        value={count}
-        min={1}
-        max={1_000_000}
-        onInput={setCount}
-      />
-      <NumberField
-        label="Window (minutes)"
-        hint="The rolling window the changes are counted over."
-        value={minutes}
-        min={1}
-        max={10_080}
-        onInput={setMinutes}
-      />
+      {[
+        {
+          label: "Share of active users (%)",
+          hint: "Holds only above this share of the organization's active users…",
+          value: share,
+          max: 100,
+          onInput: setShare,
+        },
+        { label: "Users", hint: "…and above this many users.", value: count, max: 1_000_000, onInput: setCount },
+        {
+          label: "Window (minutes)",
+          hint: "The rolling window the changes are counted over.",
+          value: minutes,
+          max: 10_080,
+          onInput: setMinutes,
+        },
+      ].map((field) => (
+        <NumberField key={field.label} min={1} {...field} />
+      ))}
       <ErrorNote error={action.error} />
       <SubmitRow label="Save guard" busy={action.busy} saved={action.saved} span />
     </ActionForm>
