@@ -118,7 +118,9 @@ export async function dropPartitionsBefore(db: AnyDb, day: number): Promise<numb
 
 /**
  * Writes entries (their partitions exist) with one statement: each column travels as one array parameter and
- * `unnest` turns the arrays back into rows.
+ * `unnest` turns the arrays back into rows. The two body columns travel as JSON arrays instead: JSON.stringify escapes
+ * a list page's body in native code, where a text[] parameter has pg escape every quote of every body in JavaScript,
+ * on the event loop that serves requests (0.6 ms for one page of 100 users).
  */
 export async function insertRows(
   db: AnyDb,
@@ -132,6 +134,9 @@ export async function insertRows(
     for (let i = 0; i < n; i++) out[i] = pick(entries[i] as RequestLogEntry);
     return out;
   };
+  const texts = (pick: (e: RequestLogEntry) => string | null) =>
+    sql`array(select b from json_array_elements_text(${JSON.stringify(column(pick))}::json) with ordinality as t(b, i)
+      order by i)`;
   const template = statement === undefined ? sql : statement.sql;
   await template`
     insert into scim_request_log (id, client_id, organization_id, time, method, path, query, status, scim_type,
@@ -142,7 +147,7 @@ export async function insertRows(
       ${column((e) => e.method)}::text[], ${column((e) => e.path)}::text[], ${column((e) => e.query)}::text[],
       ${column((e) => e.status)}::smallint[], ${column((e) => e.scim_type)}::text[],
       ${column((e) => e.duration_ms)}::float8[], ${column((e) => e.resource_id)}::text[],
-      ${column((e) => e.request_body)}::text[], ${column((e) => e.request_truncated)}::bool[],
-      ${column((e) => e.response_body)}::text[], ${column((e) => e.response_truncated)}::bool[],
+      ${texts((e) => e.request_body)}, ${column((e) => e.request_truncated)}::bool[],
+      ${texts((e) => e.response_body)}, ${column((e) => e.response_truncated)}::bool[],
       ${column((e) => e.user_agent)}::text[], ${column((e) => e.client_ip)}::text[])`.execute(db);
 }
