@@ -1,15 +1,11 @@
-import pg from "pg";
+import type pg from "pg";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/platform/logger.js";
-import { openDatabase } from "../../src/storage/database.js";
-import type { EmbeddedCluster } from "../../src/storage/embedded.js";
-import { startEmbedded } from "../../src/storage/embedded.js";
-import { migrate } from "../../src/storage/migrate.js";
 import { createTestApp, type ReceiverApp, type WithObservability } from "../helpers/app.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 import { activated, scim } from "../helpers/seed.js";
 import { kinds } from "../helpers/webhook-receiver.js";
+import { STANDBY_TIMEOUTS, type StandbyServer, startStandbyServer } from "../helpers/sync-standby.js";
 
 /**
  * The bookkeeping pool behind a transaction pooler (the failover lab's shape, docs/scaling.md): while every commit
@@ -18,44 +14,26 @@ import { kinds } from "../helpers/webhook-receiver.js";
  * wait, and dispatcher rounds leave no commit behind waiting (each such commit holds a server connection). A
  * synchronous pool of the same server, also in transaction mode, shows what they would do otherwise.
  */
-const TIMEOUTS = { connectMs: 2_000, statementMs: 30_000, idleInTransactionMs: 60_000 };
 const ROUNDS = 10;
 
 describe("background writes while commits wait for a missing synchronous standby", () => {
-  let cluster: EmbeddedCluster;
-  let main: ReturnType<typeof openDatabase>;
-  let bookkeeping: ReturnType<typeof openDatabase>;
-  let synchronous: ReturnType<typeof openDatabase>;
+  let server: StandbyServer;
   let admin: pg.Client;
+  let synchronous: ReturnType<StandbyServer["open"]>;
   let t: ReceiverApp & WithObservability;
-
-  const standbyNames = async (names: string): Promise<void> => {
-    await admin.query(`alter system set synchronous_standby_names = '${names}'`);
-    await admin.query("select pg_reload_conf()");
-  };
-  const commitsWaiting = async (): Promise<number> => {
-    const r = await admin.query<{ n: number }>(
-      "select count(*)::int as n from pg_stat_activity where wait_event = 'SyncRep'",
-    );
-    return r.rows[0]?.n ?? 0;
-  };
+  const commitsWaiting = () => server.commitsWaiting();
+  const standbyNames = (names: string) => server.standbyNames(names);
   const count = async (table: string): Promise<number> =>
     (await admin.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]?.n ?? 0;
 
   beforeAll(async () => {
-    cluster = await startEmbedded({ dataDir: undefined, logger: createLogger("silent") });
-    admin = new pg.Client(cluster.url);
-    admin.on("error", () => {});
-    await admin.connect();
-    await admin.query("create table commit_probe (v int)");
-    main = openDatabase({ url: cluster.url, poolSize: 4, timeouts: TIMEOUTS });
-    const pooled = { url: cluster.url, poolSize: 4, timeouts: TIMEOUTS, pooling: "transaction" as const };
-    bookkeeping = openDatabase({ ...pooled, synchronousCommit: false });
-    synchronous = openDatabase(pooled);
-    await migrate(main.db);
-    const database = { url: cluster.url, schema: "public", db: main.db, close: async () => {} };
+    server = await startStandbyServer();
+    admin = server.admin;
+    const pooled = { poolSize: 4, timeouts: STANDBY_TIMEOUTS, pooling: "transaction" as const };
+    const bookkeeping = server.open({ ...pooled, synchronousCommit: false });
+    synchronous = server.open(pooled);
     t = await createTestApp({
-      database,
+      database: server.database,
       receiver: true,
       observed: { writerDb: bookkeeping.db, requestLog: { flushIntervalMs: 3_600_000 } },
       webhooks: { bookkeepingDb: bookkeeping.db },
@@ -64,11 +42,7 @@ describe("background writes while commits wait for a missing synchronous standby
 
   afterAll(async () => {
     await t?.close();
-    await synchronous?.close();
-    await bookkeeping?.close();
-    await main?.close();
-    await admin?.end();
-    await cluster?.stop();
+    await server?.stop();
   });
 
   it("commit bookkeeping and request-log batches at once, leaving no commit waiting", async () => {

@@ -1,14 +1,10 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createLogger } from "../../src/platform/logger.js";
-import { openDatabase } from "../../src/storage/database.js";
-import type { EmbeddedCluster } from "../../src/storage/embedded.js";
-import { startEmbedded } from "../../src/storage/embedded.js";
-import { migrate } from "../../src/storage/migrate.js";
 import { createTestApp, type ReceiverApp } from "../helpers/app.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 import { activated, scim } from "../helpers/seed.js";
 import { kinds } from "../helpers/webhook-receiver.js";
+import { STANDBY_TIMEOUTS, type StandbyServer, startStandbyServer } from "../helpers/sync-standby.js";
 
 /**
  * What delays a webhook after a failover under `synchronous_mode_strict` (docs/scaling.md): the new primary answers
@@ -21,45 +17,15 @@ import { kinds } from "../helpers/webhook-receiver.js";
  * never runs out here. The bookkeeping commits synchronously here (Roster's own bookkeeping pool does not wait for
  * the standby: webhooks.sync-standby-async.test.ts), the case where a claim's commit is cut while it waits.
  */
-const CONNECT_MS = 2_000;
-const TIMEOUTS = { connectMs: CONNECT_MS, statementMs: 30_000, idleInTransactionMs: 60_000 };
 
 describe("a webhook claim whose commit waits for a missing synchronous standby", () => {
-  let cluster: EmbeddedCluster;
-  let main: ReturnType<typeof openDatabase>;
-  let bookkeeping: ReturnType<typeof openDatabase>;
+  let server: StandbyServer;
   let admin: pg.Client;
   let t: ReceiverApp;
+  let standbyNames: StandbyServer["standbyNames"];
+  let commitsWaiting: StandbyServer["commitsWaiting"];
+  let waitingCommit: StandbyServer["waitingCommit"];
 
-  const standbyNames = async (names: string): Promise<void> => {
-    await admin.query(`alter system set synchronous_standby_names = '${names}'`);
-    await admin.query("select pg_reload_conf()");
-  };
-  /** Commits waiting for the standby (of statements that contain `text`). */
-  const commitsWaiting = async (text = ""): Promise<number> => {
-    const r = await admin.query<{ n: number }>(
-      "select count(*)::int as n from pg_stat_activity where wait_event = 'SyncRep' and strpos(query, $1) > 0",
-      [text],
-    );
-    return r.rows[0]?.n ?? 0;
-  };
-  /** A commit of its own connection, once one is seen waiting for the standby: the reload has taken effect. */
-  const waitingCommit = async (): Promise<{ client: pg.Client; commit: Promise<unknown> }> => {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const client = new pg.Client(cluster.url);
-      client.on("error", () => {});
-      await client.connect();
-      let done = false;
-      const commit = client.query("insert into commit_probe values (1)").finally(() => {
-        done = true;
-      });
-      commit.catch(() => {}); // awaited once the standby is back; a failed test leaves it to the cluster's stop
-      while (!done) if ((await commitsWaiting()) > 0) return { client, commit };
-      await commit;
-      await client.end();
-    }
-    throw new Error("no commit ever waited for the standby");
-  };
   /** The outbox rows of the user's events as the server has them: claimed by whom. */
   const outbox = async () =>
     (
@@ -69,24 +35,16 @@ describe("a webhook claim whose commit waits for a missing synchronous standby",
     ).rows;
 
   beforeAll(async () => {
-    cluster = await startEmbedded({ dataDir: undefined, logger: createLogger("silent") });
-    admin = new pg.Client(cluster.url);
-    admin.on("error", () => {});
-    await admin.connect();
-    await admin.query("create table commit_probe (v int)");
-    main = openDatabase({ url: cluster.url, poolSize: 4, timeouts: TIMEOUTS });
-    bookkeeping = openDatabase({ url: cluster.url, poolSize: 4, timeouts: TIMEOUTS, pooling: "transaction" });
-    await migrate(main.db);
-    const database = { url: cluster.url, schema: "public", db: main.db, close: async () => {} };
-    t = await createTestApp({ database, receiver: true, webhooks: { bookkeepingDb: bookkeeping.db } });
+    server = await startStandbyServer();
+    ({ admin, standbyNames, commitsWaiting, waitingCommit } = server);
+    // Synchronous bookkeeping behind a transaction pooler: the lost claim this test is about.
+    const bookkeeping = server.open({ poolSize: 4, timeouts: STANDBY_TIMEOUTS, pooling: "transaction" });
+    t = await createTestApp({ database: server.database, receiver: true, webhooks: { bookkeepingDb: bookkeeping.db } });
   }, 60_000);
 
   afterAll(async () => {
     await t?.close();
-    await bookkeeping?.close();
-    await main?.close();
-    await admin?.end();
-    await cluster?.stop();
+    await server?.stop();
   });
 
   it("is released once the standby is back, and the resource's later events arrive within 2 s", async () => {
