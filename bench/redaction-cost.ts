@@ -5,7 +5,10 @@
  * Run: npx tsx bench/redaction-cost.ts [entries=50000]
  */
 import { performance } from "node:perf_hooks";
+import { monotonicUuidv7Source } from "../src/observability/ids.js";
 import { type ObservedRequest, requestLogEntry } from "../src/observability/request-log/entry.js";
+
+const ids = monotonicUuidv7Source();
 import { uuidv7 } from "../src/platform/ids.js";
 import { sampleStoredUser, sampleUser, sampleUserId } from "./lib/sample-user.js";
 
@@ -43,7 +46,7 @@ function entry(kind: keyof typeof KINDS, i: number) {
     userAgent: `Okta SCIM Client 1.0.0 #${i}`,
     ...(redactor === undefined ? {} : { redactor }),
   } as unknown as ObservedRequest;
-  return requestLogEntry(observed);
+  return requestLogEntry(observed, ids);
 }
 
 const lines: string[] = [`redactor: ${redactor === undefined ? "generic (by key)" : "SCIM (by meaning)"}`];

@@ -7,7 +7,10 @@
  */
 import { performance } from "node:perf_hooks";
 import { RequestLogRepo } from "../src/observability/request-log/repo.js";
+import { monotonicUuidv7Source } from "../src/observability/ids.js";
 import { requestLogEntry } from "../src/observability/request-log/entry.js";
+
+const ids = monotonicUuidv7Source();
 import { uuidv7 } from "../src/platform/ids.js";
 import { sampleStoredUser, sampleUser, sampleUserId } from "./lib/sample-user.js";
 import { createLogger } from "../src/platform/logger.js";
@@ -36,18 +39,21 @@ const users = Array.from({ length: 2_000 }, () => uuidv7());
 function entry(op: keyof typeof OPS, i: number) {
   const o = OPS[op];
   const resourceId = users[i % users.length] ?? userId;
-  return requestLogEntry({
-    client,
-    time: Date.now(),
-    method: o.method,
-    url: `/scim/bench-client/v2/Users${o.byId ? `/${resourceId}` : ""}`,
-    status: o.status,
-    ms: 3.2,
-    resourceId,
-    requestBody: o.body,
-    responsePayload: stored,
-    userAgent: `Okta SCIM Client 1.0.0 #${i}`,
-  });
+  return requestLogEntry(
+    {
+      client,
+      time: Date.now(),
+      method: o.method,
+      url: `/scim/bench-client/v2/Users${o.byId ? `/${resourceId}` : ""}`,
+      status: o.status,
+      ms: 3.2,
+      resourceId,
+      requestBody: o.body,
+      responsePayload: stored,
+      userAgent: `Okta SCIM Client 1.0.0 #${i}`,
+    },
+    ids,
+  );
 }
 
 const lines: string[] = [];

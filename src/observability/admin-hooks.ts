@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Clock } from "../platform/clock.js";
-import { monotonicUuidv7 } from "./ids.js";
+import { monotonicUuidv7Source } from "./ids.js";
 import type { Logger } from "../platform/logger.js";
 import type { AuditRepo } from "./audit/repo.js";
 import type { Metrics } from "./metrics.js";
@@ -42,6 +42,7 @@ const MAX_FIELDS = 64;
 export function installAdminObservability(scope: FastifyInstance, deps: AdminObservabilityDeps): void {
   // A create's target is known from its answer only: onSend keeps it for the log line written in onResponse.
   const targets = new WeakMap<FastifyRequest, string>();
+  const ids = monotonicUuidv7Source();
   scope.addHook("onSend", async (req, reply, payload) => {
     if (!WRITES.has(req.method) || reply.statusCode >= 300) return payload;
     const operation = adminOperation(req.method, req.routeOptions.url);
@@ -53,7 +54,7 @@ export function installAdminObservability(scope: FastifyInstance, deps: AdminObs
     const now = deps.clock.now();
     try {
       await deps.audit.insert({
-        id: monotonicUuidv7(now.getTime()),
+        id: ids(now.getTime()),
         time: now,
         actor_id: actor.id,
         actor_name: actor.name,

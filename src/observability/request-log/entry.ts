@@ -1,5 +1,5 @@
 import type { ScimClient } from "../../directory/scim-clients/types.js";
-import { monotonicUuidv7 } from "../ids.js";
+import type { MonotonicIds } from "../ids.js";
 import { type BodyRedactor, KEY_REDACTOR, loggedRequestBody, loggedResponseBody, redactQuery } from "../redact.js";
 import type { RequestLogEntry } from "./repo.js";
 
@@ -30,13 +30,13 @@ const MAX_IP_LENGTH = 64;
 const SCIM_TYPE = /"scimType"\s*:\s*"([A-Za-z]+)"/;
 
 /** One request log entry: the path without its query, secrets redacted, bodies cut at 64 KiB. */
-export function requestLogEntry(r: ObservedRequest): RequestLogEntry {
+export function requestLogEntry(r: ObservedRequest, ids: MonotonicIds): RequestLogEntry {
   const q = r.url.indexOf("?");
   const context = { client: r.client, url: r.url, redactor: r.redactor ?? KEY_REDACTOR };
   const request = loggedRequestBody(r.requestBody, context);
   const response = loggedResponseBody(r.responsePayload, context);
   return {
-    id: monotonicUuidv7(r.time),
+    id: ids(r.time),
     client_id: r.client.clientId,
     organization_id: r.client.organizationId,
     time: new Date(r.time),

@@ -1,6 +1,7 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
 import { type ObservedRequest, requestLogEntry } from "./entry.js";
+import { monotonicUuidv7Source } from "../ids.js";
 import type { CountDelta, RequestLogRepo, RequestLogStore } from "./repo.js";
 
 export const DEFAULT_BUFFER_CAPACITY = 10_000;
@@ -39,6 +40,8 @@ export class RequestLogWriter {
   readonly #o: RequestLogWriterOptions;
   readonly #capacity: number;
   readonly #batchSize: number;
+  /** The entries' ids: ordered as this writer made them. */
+  readonly #ids = monotonicUuidv7Source();
   #buffer: ObservedRequest[] = [];
   #counts = new Map<string, { clientId: string; hour: number; requests: number; errors: number; last: number }>();
   #flushing: Promise<void> | undefined;
@@ -156,7 +159,7 @@ export class RequestLogWriter {
       const counts = this.#takeCounts();
       try {
         // Redaction, serialisation and truncation happen here, a batch at a time, not on any request's path.
-        await this.#o.store.insert(batch.map(requestLogEntry));
+        await this.#o.store.insert(batch.map((r) => requestLogEntry(r, this.#ids)));
         await this.#o.store.addCounts(counts);
       } catch (e) {
         this.#o.logger.warn({ err: e, entries: batch.length }, "could not write a batch of the SCIM request log");
