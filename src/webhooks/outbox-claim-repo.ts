@@ -1,5 +1,6 @@
-import { type RawBuilder, sql } from "kysely";
+import { type RawBuilder, type Selectable, sql } from "kysely";
 import type { Db } from "../storage/database.js";
+import type { WebhookOutboxTable } from "../storage/schema.js";
 
 /**
  * A claimed outbox row with the client's delivery settings as they are now (for a deleted client, as they were when
@@ -61,16 +62,11 @@ export interface ClaimOptions {
   readonly excludeOrganizations?: readonly string[];
 }
 
-export interface ClaimRow {
-  seq: number;
-  id: string;
-  client_id: string;
-  organization_id: string;
-  event: string;
-  ordering_key: string;
-  body: string;
-  attempts: number;
-  interrupted: number;
+export interface ClaimRow
+  extends Pick<
+    Selectable<WebhookOutboxTable>,
+    "seq" | "id" | "client_id" | "organization_id" | "event" | "ordering_key" | "body" | "attempts" | "interrupted"
+  > {
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
   log_webhook_events: boolean;

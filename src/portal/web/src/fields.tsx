@@ -27,6 +27,23 @@ export function Field(props: {
   );
 }
 
+/** A checkbox with its label beside it; `span` lets it take the whole row of a two-column form. */
+export function CheckField(props: {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  span?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class={props.span === true ? "field span" : "field"}>
+      <label class="check">
+        <input type="checkbox" checked={props.checked} onChange={(e) => props.onChange(e.currentTarget.checked)} />
+        {props.children}
+      </label>
+    </div>
+  );
+}
+
 type Options<V extends string> = readonly (readonly [V, string])[];
 
 /** A labelled drop-down of fixed choices. */

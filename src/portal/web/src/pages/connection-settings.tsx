@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { type Connection, call, enc, type GroupPatchResponse, type RequestLogMode } from "../api.js";
 import { navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
-import { ActionForm, SelectField, SubmitRow, TextField, useSave } from "../fields.js";
+import { ActionForm, SelectField, SubmitRow, TextField, useSave, CheckField } from "../fields.js";
 import { Confirm, CopyField, ErrorNote, Time } from "../ui.js";
 import { GuardSettings } from "./guard-settings.js";
 import { WebhookSettings } from "./webhook-settings.js";
@@ -95,13 +95,10 @@ function GeneralSettings({ conn, onChanged }: { conn: Connection; onChanged: () 
         options={GROUP_PATCH}
         onChange={setGroupPatch}
       />
-      <div class="field span">
-        <label class="check">
-          <input type="checkbox" checked={autoLink} onChange={(e) => setAutoLink(e.currentTarget.checked)} />
-          Auto-link: a user created with the userName or email of an existing identity of this organization is linked to
-          it instead of refused as a duplicate.
-        </label>
-      </div>
+      <CheckField checked={autoLink} onChange={setAutoLink} span>
+        Auto-link: a user created with the userName or email of an existing identity of this organization is linked to
+        it instead of refused as a duplicate.
+      </CheckField>
       <SubmitRow label="Save settings" busy={action.busy} saved={action.saved} span />
       <ErrorNote error={action.error} />
     </ActionForm>

@@ -134,32 +134,35 @@ function ItemLink({ href, children }: { href: string | undefined; children: Comp
   return href === undefined ? children : <Link href={href}>{children}</Link>;
 }
 
-export function UsersTable({ orgId, users }: { orgId: string; users: DirectoryUser[] }) {
-  const links = useLinks();
+interface Column<T> {
+  readonly label: string;
+  /** Long values (emails, ids) may break anywhere. */
+  readonly wrap?: boolean;
+  readonly cell: (row: T) => ComponentChildren;
+}
+
+/** A table that narrow screens show as one card a row, each cell labelled by its column (`data-label`). */
+function ResponsiveTable<T extends { id: string }>(props: { caption: string; columns: Column<T>[]; rows: T[] }) {
   return (
     <table class="responsive">
-      <caption class="sr-only">Users</caption>
+      <caption class="sr-only">{props.caption}</caption>
       <thead>
         <tr>
-          <th scope="col">userName</th>
-          <th scope="col">Name</th>
-          <th scope="col">Email</th>
-          <th scope="col">Active</th>
-          <th scope="col">Groups</th>
+          {props.columns.map((c) => (
+            <th scope="col" key={c.label}>
+              {c.label}
+            </th>
+          ))}
         </tr>
       </thead>
       <tbody>
-        {users.map((u) => (
-          <tr key={u.id}>
-            <td data-label="userName">
-              <ItemLink href={links.user?.(orgId, u.id)}>{u.user_name}</ItemLink>
-            </td>
-            <td data-label="Name">{u.display_name ?? "—"}</td>
-            <td data-label="Email" class="wrap">
-              {u.email ?? "—"}
-            </td>
-            <td data-label="Active">{u.active ? "yes" : "no"}</td>
-            <td data-label="Groups">{u.groups.length === 0 ? "—" : u.groups.map((g) => g.display_name).join(", ")}</td>
+        {props.rows.map((row) => (
+          <tr key={row.id}>
+            {props.columns.map((c) => (
+              <td key={c.label} data-label={c.label} class={c.wrap === true ? "wrap" : undefined}>
+                {c.cell(row)}
+              </td>
+            ))}
           </tr>
         ))}
       </tbody>
@@ -167,31 +170,27 @@ export function UsersTable({ orgId, users }: { orgId: string; users: DirectoryUs
   );
 }
 
+export function UsersTable({ orgId, users }: { orgId: string; users: DirectoryUser[] }) {
+  const links = useLinks();
+  const columns: Column<DirectoryUser>[] = [
+    { label: "userName", cell: (u) => <ItemLink href={links.user?.(orgId, u.id)}>{u.user_name}</ItemLink> },
+    { label: "Name", cell: (u) => u.display_name ?? "—" },
+    { label: "Email", wrap: true, cell: (u) => u.email ?? "—" },
+    { label: "Active", cell: (u) => (u.active ? "yes" : "no") },
+    {
+      label: "Groups",
+      cell: (u) => (u.groups.length === 0 ? "—" : u.groups.map((g) => g.display_name).join(", ")),
+    },
+  ];
+  return <ResponsiveTable caption="Users" columns={columns} rows={users} />;
+}
+
 export function GroupsTable({ orgId, groups }: { orgId: string; groups: DirectoryGroup[] }) {
   const links = useLinks();
-  return (
-    <table class="responsive">
-      <caption class="sr-only">Groups</caption>
-      <thead>
-        <tr>
-          <th scope="col">displayName</th>
-          <th scope="col">externalId</th>
-          <th scope="col">Members</th>
-        </tr>
-      </thead>
-      <tbody>
-        {groups.map((g) => (
-          <tr key={g.id}>
-            <td data-label="displayName">
-              <ItemLink href={links.group?.(orgId, g.id)}>{g.display_name}</ItemLink>
-            </td>
-            <td data-label="externalId" class="wrap">
-              {g.external_id ?? "—"}
-            </td>
-            <td data-label="Members">{g.member_count}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  const columns: Column<DirectoryGroup>[] = [
+    { label: "displayName", cell: (g) => <ItemLink href={links.group?.(orgId, g.id)}>{g.display_name}</ItemLink> },
+    { label: "externalId", wrap: true, cell: (g) => g.external_id ?? "—" },
+    { label: "Members", cell: (g) => g.member_count },
+  ];
+  return <ResponsiveTable caption="Groups" columns={columns} rows={groups} />;
 }

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc } from "../api.js";
-import { ActionForm, Field, SubmitRow, useSave } from "../fields.js";
+import { ActionForm, Field, SubmitRow, useSave, CheckField } from "../fields.js";
 import { ErrorNote } from "../ui.js";
 
 /** A whole number typed in a field, or undefined when it is not one within [min, max]. */
@@ -76,12 +76,9 @@ export function GuardSettings({ conn, onChanged }: { conn: Connection; onChanged
         answering the identity provider but holds the effects (events, webhooks, API key suspension) until an admin
         releases or discards them.
       </p>
-      <div class="field span">
-        <label class="check">
-          <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
-          Hold mass deprovisioning (guard on)
-        </label>
-      </div>
+      <CheckField checked={enabled} onChange={setEnabled} span>
+        Hold mass deprovisioning (guard on)
+      </CheckField>
       {[
         {
           label: "Share of active users (%)",

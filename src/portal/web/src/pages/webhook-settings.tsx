@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc } from "../api.js";
-import { ActionForm, SelectField, SubmitRow, TextField, useSave } from "../fields.js";
+import { ActionForm, SelectField, SubmitRow, TextField, useSave, CheckField } from "../fields.js";
 import { OnceSecret } from "../ui.js";
 import { SendTestEvent } from "./webhook-test.js";
 
@@ -59,12 +59,9 @@ export function WebhookSettings({ conn, onChanged }: { conn: Connection; onChang
         options={RETRIES}
         onChange={setRetry}
       />
-      <div class="field">
-        <label class="check">
-          <input type="checkbox" checked={logEvents} onChange={(e) => setLogEvents(e.currentTarget.checked)} />
-          Keep a log of every delivery attempt (shown under Webhook events, with resend)
-        </label>
-      </div>
+      <CheckField checked={logEvents} onChange={setLogEvents}>
+        Keep a log of every delivery attempt (shown under Webhook events, with resend)
+      </CheckField>
       {conn.webhook !== null && !secretSet ? (
         <p class="warning" role="alert">
           This webhook URL has no secret: Roster never sends an unsigned webhook, so every delivery fails until you save
