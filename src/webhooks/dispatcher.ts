@@ -98,7 +98,7 @@ export class WebhookDispatcher {
     this.#retention = new Retention(options);
     this.#deliverer = new Deliverer(options);
     const outbox = outboxBookkeeping(options.db);
-    this.#settleOwed = (now) => this.#owed.settle(outbox, now);
+    this.#settleOwed = (now) => this.#owed.settle(outbox, now, this.#heartbeat.id);
     this.#commits = new GroupCommit(outbox, options.clock, options.logger, (f) => this.#owed.notRecorded(f));
   }
 
@@ -175,6 +175,7 @@ export class WebhookDispatcher {
         }
       } catch (e) {
         this.#o.logger.error({ err: e }, "webhook dispatcher: claiming failed; retrying after the poll interval");
+        this.#owed.outage();
         // Again after the poll interval, or at the next wake-up — a write that committed: the database answers again,
         // and what the write queued, and the outage's leftovers, are due — but never sooner than CLAIM_RETRY_MIN_MS,
         // so that wake-ups that are no commits (deliveries ending) cannot make a failing claim a busy loop.
@@ -225,7 +226,10 @@ export class WebhookDispatcher {
 
   /** Delivers a chain, counted against its organization's share of the slots while in flight. */
   #counted(chain: readonly ClaimedEvent[]): Promise<void> {
-    return this.#shares.run(chain[0]?.organizationId ?? "", () => this.#deliverChain(chain));
+    const token = chain[0]?.claimToken ?? "";
+    this.#owed.hold(token);
+    const run = this.#shares.run(chain[0]?.organizationId ?? "", () => this.#deliverChain(chain));
+    return run.finally(() => this.#owed.unhold(token));
   }
 
   /** Claims up to `free` resources, within every organization's share (organization-shares.ts). */

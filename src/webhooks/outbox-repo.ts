@@ -52,6 +52,21 @@ export async function releaseClaimTokens(db: Db, claimTokens: readonly string[])
   return new Set(rows.rows.map((r) => r.claim_token));
 }
 
+/**
+ * Releases the rows claimed under this dispatcher's id by a claim it does not hold in flight (`keep`): after a
+ * failover, the new primary may lack the last records and releases the old one acknowledged (bookkeeping commits
+ * without waiting for the standby), so rows it already settled are claimed there again under a token it forgot, and
+ * its heartbeat keeps anyone from taking them over. Run once after an outage: a scan of the outbox, which is small
+ * while deliveries flow; at most a re-send (docs/webhooks.md).
+ */
+export async function releaseOwnClaims(db: Db, owner: string, keep: readonly string[]): Promise<number> {
+  const result = await sql`
+    update webhook_outbox set claimed_until = null, claim_token = null, claimed_by = null,
+      attempts = attempts - (attempt_started_at is not null)::int, attempt_started_at = null
+    where claimed_by = ${owner}::uuid and not (claim_token = any(${[...keep]}::text[]))`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
 export interface Finished {
   readonly event: ClaimedEvent;
   /** The attempt to keep in the event log (null when logging is off). */
@@ -117,10 +132,12 @@ export interface OutboxBookkeeping {
   recordAndStart(finished: readonly Finished[], start: readonly ClaimedEvent[], now: Date): Promise<Set<number>>;
   releaseClaimed(events: readonly ClaimedEvent[]): Promise<void>;
   releaseClaimTokens(claimTokens: readonly string[]): Promise<Set<string>>;
+  releaseOwnClaims(owner: string, keep: readonly string[]): Promise<number>;
 }
 
 export const outboxBookkeeping = (db: Db): OutboxBookkeeping => ({
   recordAndStart: (finished, start, now) => recordAndStart(db, finished, start, now),
   releaseClaimed: (events) => releaseClaimed(db, events),
   releaseClaimTokens: (claimTokens) => releaseClaimTokens(db, claimTokens),
+  releaseOwnClaims: (owner, keep) => releaseOwnClaims(db, owner, keep),
 });

@@ -36,6 +36,10 @@ export class OwedBookkeeping {
   #answered: Finished[] = [];
   /** Claimed events not sent and not released. */
   #unsent: ClaimedEvent[] = [];
+  /** Tokens of the claims whose chains are being delivered now, and how many chains each. */
+  readonly #holding = new Map<string, number>();
+  /** The database failed this dispatcher since its own claims were last checked (releaseOwnClaims). */
+  #checkOwnClaims = false;
   readonly #elapsedMs: () => number;
 
   /** `elapsedMs`: a monotonic time in milliseconds (tests pass their own). */
@@ -47,17 +51,36 @@ export class OwedBookkeeping {
     return this.#lostClaims.length + this.#answered.length + this.#unsent.length === 0;
   }
 
+  /** A chain of this claim is being delivered: the claim is not released as forgotten. */
+  hold(claimToken: string): void {
+    this.#holding.set(claimToken, (this.#holding.get(claimToken) ?? 0) + 1);
+  }
+
+  unhold(claimToken: string): void {
+    const n = (this.#holding.get(claimToken) ?? 1) - 1;
+    if (n > 0) this.#holding.set(claimToken, n);
+    else this.#holding.delete(claimToken);
+  }
+
+  /** The database failed a claim or bookkeeping: it was away, or another server answers now (a failover). */
+  outage(): void {
+    this.#checkOwnClaims = true;
+  }
+
   claimLost(claimToken: string, leaseUntil: Date): void {
+    this.#checkOwnClaims = true;
     if (this.#lostClaims.length < MAX_OWED)
       this.#lostClaims.push({ token: claimToken, leaseUntil: leaseUntil.getTime() });
     this.#recheckAt = Number.NEGATIVE_INFINITY;
   }
 
   notRecorded(finished: readonly Finished[]): void {
+    this.#checkOwnClaims = true;
     this.#answered.push(...finished.slice(0, MAX_OWED - this.#answered.length));
   }
 
   notReleased(events: readonly ClaimedEvent[]): void {
+    this.#checkOwnClaims = true;
     this.#unsent.push(...events.slice(0, MAX_OWED - this.#unsent.length));
   }
 
@@ -66,7 +89,7 @@ export class OwedBookkeeping {
    * statement whose answer was lost may have committed: the outbox rows are matched by their claim token, and an
    * attempt already in the event log is not written twice.
    */
-  async settle(outbox: OutboxBookkeeping, now: Date): Promise<void> {
+  async settle(outbox: OutboxBookkeeping, now: Date, owner?: string): Promise<void> {
     if (this.#lostClaims.length > 0 && this.#elapsedMs() >= this.#recheckAt) {
       const found = await outbox.releaseClaimTokens(this.#lostClaims.map((c) => c.token));
       // A claim found nowhere did not commit — or has not yet: a commit waiting for a synchronous standby (a new
@@ -83,6 +106,12 @@ export class OwedBookkeeping {
     if (this.#unsent.length > 0) {
       await outbox.releaseClaimed(this.#unsent);
       this.#unsent = [];
+    }
+    // Last, once what this dispatcher knows it owes is written: rows still claimed under its id by a claim it does not
+    // hold are ones the database forgot it settled (a failover lost the last bookkeeping commits of the old primary).
+    if (this.#checkOwnClaims && owner !== undefined) {
+      await outbox.releaseOwnClaims(owner, [...this.#holding.keys()]);
+      this.#checkOwnClaims = false;
     }
   }
 }

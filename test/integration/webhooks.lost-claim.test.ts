@@ -6,6 +6,7 @@ import type {
   RootOperationNode,
 } from "kysely";
 import type { QueryResult, UnknownRow } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestApp, createTestDatabase, type ReceiverApp, type TestDatabase } from "../helpers/app.js";
 import { activated, scim } from "../helpers/seed.js";
@@ -223,5 +224,49 @@ describe("a claim that failed in an outage", () => {
     process.stdout.write(`delivered ${ms} ms after the database answered again (poll interval 30 s)\n`);
     expect(ms).toBeLessThan(2_000);
     await app.webhooks.dispatcher.stop();
+  });
+});
+
+/**
+ * A failover may lose the old primary's last bookkeeping commits (they do not wait for the standby): on the new
+ * primary, rows this dispatcher already delivered and recorded are claimed again under a token it settled and forgot.
+ * Its heartbeat goes on, so nobody takes them over: once the database answers after the outage, it releases every
+ * row claimed under its id that no chain of its holds, and they go out at once, not after the lease.
+ */
+describe("rows claimed under this dispatcher's id by a claim it no longer holds", () => {
+  const away = new DatabaseAway();
+  let db: TestDatabase;
+  let app: ReceiverApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    app = await createTestApp({ receiver: true, database: db, webhooks: { bookkeepingDb: db.db.withPlugin(away) } });
+  });
+
+  afterAll(async () => {
+    away.mode = "none";
+    await app.close();
+    await db.close();
+  });
+
+  it("are released once the database answers after an outage, and delivered on that round", async () => {
+    expect((await scim(app, app.client, "GET", "/Users")).statusCode).toBe(200);
+    await activated(app, app.client);
+    expect(await app.webhooks.dispatcher.drain()).toBe(2);
+    const created = await scim(app, app.client, "POST", "/Users", {
+      schemas: [USER_SCHEMA],
+      userName: "forgotten-claim@example.com",
+    });
+    expect(created.statusCode).toBe(201);
+    // The state a failover leaves: the row claimed under this live dispatcher's id, by a token it no longer holds.
+    await sql`update webhook_outbox set claim_token = 'forgotten', claimed_by = ${app.webhooks.dispatcher.id}::uuid,
+      claimed_until = now() + interval '1 hour'`.execute(db.db);
+    expect(await app.webhooks.dispatcher.runOnce()).toBe(0);
+    expect(app.receiver.received).toHaveLength(0);
+
+    away.mode = "all";
+    await expect(app.webhooks.dispatcher.runOnce()).rejects.toThrow("ECONNREFUSED");
+    away.mode = "none";
+    expect(kinds(await app.deliver())).toEqual(["user.created"]);
   });
 });

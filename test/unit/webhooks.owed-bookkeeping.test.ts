@@ -6,6 +6,8 @@ import { LOST_CLAIM_RECHECK_MS, OwedBookkeeping } from "../../src/webhooks/owed-
 function fakeOutbox() {
   const visible = new Set<string>();
   const releases: string[][] = [];
+  /** Each sweep of this dispatcher's own claims: the owner and the tokens it kept. */
+  const sweeps: [string, string[]][] = [];
   const outbox: OutboxBookkeeping = {
     recordAndStart: async (_f: readonly Finished[], _s: readonly ClaimedEvent[]) => new Set<number>(),
     releaseClaimed: async () => {},
@@ -15,8 +17,12 @@ function fakeOutbox() {
       for (const t of found) visible.delete(t);
       return found;
     },
+    releaseOwnClaims: async (owner, keep) => {
+      sweeps.push([owner, [...keep]]);
+      return 0;
+    },
   };
-  return { outbox, visible, releases };
+  return { outbox, visible, releases, sweeps };
 }
 
 const at = (ms: number) => new Date(ms);
@@ -82,5 +88,38 @@ describe("a lost claim owed by the dispatcher", () => {
     await owed.settle(outbox, at(2_000));
     expect(releases).toEqual([["a"]]);
     expect(owed.empty).toBe(true);
+  });
+});
+
+describe("the dispatcher's own claims after an outage", () => {
+  it("are released once the database answers, all but those whose chains are in flight, and only once", async () => {
+    const owed = new OwedBookkeeping(() => 0);
+    const { outbox, sweeps } = fakeOutbox();
+    owed.hold("in-flight");
+    owed.hold("done");
+    owed.unhold("done");
+    await owed.settle(outbox, at(1_000), "me");
+    expect(sweeps).toEqual([]);
+
+    owed.outage();
+    await owed.settle(outbox, at(2_000), "me");
+    expect(sweeps).toEqual([["me", ["in-flight"]]]);
+    await owed.settle(outbox, at(3_000), "me");
+    expect(sweeps).toHaveLength(1);
+  });
+
+  it("are checked again after any bookkeeping the database did not take, and kept owed while it is away", async () => {
+    const owed = new OwedBookkeeping(() => 0);
+    const { outbox, sweeps } = fakeOutbox();
+    const away: OutboxBookkeeping = {
+      ...outbox,
+      releaseOwnClaims: async () => {
+        throw new Error("connect ECONNREFUSED");
+      },
+    };
+    owed.notReleased([]);
+    await expect(owed.settle(away, at(1_000), "me")).rejects.toThrow("ECONNREFUSED");
+    await owed.settle(outbox, at(2_000), "me");
+    expect(sweeps).toEqual([["me", []]]);
   });
 });
