@@ -102,27 +102,44 @@ const nick = (app: ReceiverApp, id: string, value: string) =>
     Operations: [{ op: "replace", path: "nickName", value }],
   });
 
-describe("bookkeeping that failed while the database was away", () => {
+/**
+ * An app of its own whose bookkeeping statements go through `away`, with its connection's own events delivered (a
+ * successful request activates it), so that what a test claims next is the directory's.
+ */
+function useAwayApp(): { readonly away: DatabaseAway; readonly app: ReceiverApp } {
   const away = new DatabaseAway();
   let db: TestDatabase;
-  let app: ReceiverApp;
-
+  let app: ReceiverApp | undefined;
   beforeAll(async () => {
     db = await createTestDatabase();
     app = await createTestApp({ receiver: true, database: db, webhooks: { bookkeepingDb: db.db.withPlugin(away) } });
-  });
-
-  afterAll(async () => {
-    away.mode = "none";
-    await app.close();
-    await db.close();
-  });
-
-  it("is written once the database answers: the answered event is not sent again, the rest are delivered", async () => {
-    // The connection's own events first (a successful request activates it), so the claim below holds the user's.
     expect((await scim(app, app.client, "GET", "/Users")).statusCode).toBe(200);
     await activated(app, app.client);
     expect(await app.webhooks.dispatcher.drain()).toBe(2);
+  });
+  afterAll(async () => {
+    away.mode = "none";
+    await app?.close();
+    await db.close();
+  });
+  return {
+    away,
+    get app() {
+      if (app === undefined) throw new Error("the suite has not started");
+      return app;
+    },
+  };
+}
+
+describe("bookkeeping that failed while the database was away", () => {
+  const suite = useAwayApp();
+  const away = suite.away;
+  let app: ReceiverApp;
+  beforeAll(() => {
+    app = suite.app;
+  });
+
+  it("is written once the database answers: the answered event is not sent again, the rest are delivered", async () => {
     expect(kinds(await app.deliver())).toEqual([]);
     const created = await scim(app, app.client, "POST", "/Users", {
       schemas: [USER_SCHEMA],
@@ -234,25 +251,14 @@ describe("a claim that failed in an outage", () => {
  * row claimed under its id that no chain of its holds, and they go out at once, not after the lease.
  */
 describe("rows claimed under this dispatcher's id by a claim it no longer holds", () => {
-  const away = new DatabaseAway();
-  let db: TestDatabase;
+  const suite = useAwayApp();
+  const away = suite.away;
   let app: ReceiverApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    app = await createTestApp({ receiver: true, database: db, webhooks: { bookkeepingDb: db.db.withPlugin(away) } });
-  });
-
-  afterAll(async () => {
-    away.mode = "none";
-    await app.close();
-    await db.close();
+  beforeAll(() => {
+    app = suite.app;
   });
 
   it("are released once the database answers after an outage, and delivered on that round", async () => {
-    expect((await scim(app, app.client, "GET", "/Users")).statusCode).toBe(200);
-    await activated(app, app.client);
-    expect(await app.webhooks.dispatcher.drain()).toBe(2);
     const created = await scim(app, app.client, "POST", "/Users", {
       schemas: [USER_SCHEMA],
       userName: "forgotten-claim@example.com",
@@ -260,7 +266,7 @@ describe("rows claimed under this dispatcher's id by a claim it no longer holds"
     expect(created.statusCode).toBe(201);
     // The state a failover leaves: the row claimed under this live dispatcher's id, by a token it no longer holds.
     await sql`update webhook_outbox set claim_token = 'forgotten', claimed_by = ${app.webhooks.dispatcher.id}::uuid,
-      claimed_until = now() + interval '1 hour'`.execute(db.db);
+      claimed_until = now() + interval '1 hour'`.execute(app.db);
     expect(await app.webhooks.dispatcher.runOnce()).toBe(0);
     expect(app.receiver.received).toHaveLength(0);
 
