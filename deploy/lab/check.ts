@@ -80,6 +80,17 @@ export async function outboxLeft(port: number, clientId: string): Promise<number
   }
 }
 
+/** One acknowledged change's delivery: how long after its write's 2xx the first verified delivery arrived. */
+export interface Latency {
+  readonly ackedAt: number;
+  readonly ms: number;
+  /** The change's content key (event kind and resource), for finding it in the instances' logs. */
+  readonly key: string;
+  /** The first delivery's webhook-id (the event's id) and how many times that id arrived. */
+  readonly webhookId: string;
+  readonly sent: number;
+}
+
 export interface Verdict {
   readonly acknowledged: Map<string, number>;
   readonly lostWrites: string[];
@@ -101,7 +112,7 @@ export interface Verdict {
   readonly duplicatesByContent: number;
   readonly outbox: number;
   /** Per acknowledged write: first verified delivery of its event minus its 2xx, ms (undelivered ones left out). */
-  readonly latencies: { ackedAt: number; ms: number }[];
+  readonly latencies: Latency[];
   readonly ok: boolean;
 }
 
@@ -180,12 +191,12 @@ export function judge(load: Load, db: DatabaseState, feed: FeedEvent[], deliveri
   }
 
   // The webhooks: every acknowledged change and every event of the feed delivered (verified) at least once.
-  const firstByKey = new Map<string, number>();
+  const firstByKey = new Map<string, Delivery>();
   const idsByKey = new Map<string, Set<string>>();
   const timesById = new Map<string, number>();
   for (const d of deliveries) {
     const key = contentKey(d.body.event, d.body.data);
-    if (!firstByKey.has(key)) firstByKey.set(key, d.at);
+    if (!firstByKey.has(key)) firstByKey.set(key, d);
     const ids = idsByKey.get(key) ?? new Set<string>();
     ids.add(d.webhookId);
     idsByKey.set(key, ids);
@@ -200,8 +211,12 @@ export function judge(load: Load, db: DatabaseState, feed: FeedEvent[], deliveri
   const duplicatesById = [...timesById.values()].filter((n) => n > 1).length;
   const duplicatesByContent = [...idsByKey.values()].filter((ids) => ids.size > 1).length;
   const latencies = load.expected.flatMap((e) => {
-    const at = firstByKey.get(e.key);
-    return at === undefined ? [] : [{ ackedAt: e.ackedAt, ms: Math.max(0, at - e.ackedAt) }];
+    const first = firstByKey.get(e.key);
+    if (first === undefined) return [];
+    const sent = timesById.get(first.webhookId) ?? 1;
+    return [
+      { ackedAt: e.ackedAt, ms: Math.max(0, first.at - e.ackedAt), key: e.key, webhookId: first.webhookId, sent },
+    ];
   });
 
   const ok =

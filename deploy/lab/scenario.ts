@@ -16,7 +16,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import pg from "pg";
-import { outboxLeft, readDatabase, readFeed, judge } from "./check.js";
+import { type Latency, judge, outboxLeft, readDatabase, readFeed } from "./check.js";
 import { Load } from "./load.js";
 import { type Receiver, startReceiver } from "./receiver.js";
 
@@ -220,15 +220,13 @@ function faultFigures(ctx: Context, fault: Fault, next: number): string[] {
 }
 
 function latencyFigures(
-  latencies: { ackedAt: number; ms: number }[],
+  latencies: readonly Latency[],
   from: number,
   to: number,
-): { n: number; p50: number; max: number } {
-  const ms = latencies
-    .filter((l) => l.ackedAt >= from && l.ackedAt < to)
-    .map((l) => l.ms)
-    .sort((a, b) => a - b);
-  return { n: ms.length, p50: ms[Math.floor(ms.length / 2)] ?? 0, max: ms.at(-1) ?? 0 };
+): { n: number; p50: number; max: number; slowest: Latency | undefined } {
+  const window = latencies.filter((l) => l.ackedAt >= from && l.ackedAt < to).sort((a, b) => a.ms - b.ms);
+  const slowest = window.at(-1);
+  return { n: window.length, p50: window[Math.floor(window.length / 2)]?.ms ?? 0, max: slowest?.ms ?? 0, slowest };
 }
 
 async function runScenario(
@@ -337,6 +335,13 @@ async function runScenario(
     lines.push(
       `- events committed in the ${secs(to - from)} after the first write succeeded again ("${fault.label}"): ${after.n}, delivered within median ${secs(after.p50)}, max **${secs(after.max)}**${bound}`,
     );
+    // A late one is named, so that its event id can be followed through the instances' logs and the outbox.
+    const slow = after.slowest;
+    if (window.late && slow !== undefined) {
+      lines.push(
+        `  - the slowest: ${slow.key}, event ${slow.webhookId}, written ${secs(slow.ackedAt - fault.at)} after the kill, delivered ${secs(slow.ms)} later (${slow.sent} deliveries of that id)`,
+      );
+    }
   });
   lines.push(`- cursor pages: ${load.cursorPages}; refused cursors: ${load.cursorErrors}`);
   lines.push(
