@@ -74,7 +74,7 @@ export class EventFeed {
     const last = events.at(-1);
     const next =
       last !== undefined
-        ? { txid: last.txid, seq: last.seq, timeMs: last.create_time.getTime() }
+        ? { txid: last.txid, seq: last.seq, timeMs: last.feed_time.getTime() }
         : (after ?? { ...START, timeMs: now });
     return { ok: true, events, nextAfter: sign(next) };
   }
@@ -94,7 +94,10 @@ export class EventFeed {
     return this.#store.byId(id);
   }
 
-  /** Deletes events past the retention period (ROSTER_EVENT_RETENTION_DAYS); returns how many. */
+  /**
+   * Deletes events that entered the feed longer ago than the retention period (ROSTER_EVENT_RETENTION_DAYS): a held
+   * event counts from its release, not its change. Returns how many.
+   */
   prune(): Promise<number> {
     return this.#store.prune(new Date(this.#clock.now().getTime() - this.#retentionMs));
   }

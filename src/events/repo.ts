@@ -11,6 +11,11 @@ export interface EventRow {
   readonly source: string;
   readonly event: string;
   readonly create_time: Date;
+  /**
+   * When the event entered the feed: its `create_time`, or its release for an event a deprovisioning guard held
+   * (docs/deprovisioning.md). Retention counts from it.
+   */
+  readonly feed_time: Date;
   readonly data: string;
 }
 
@@ -22,7 +27,11 @@ export interface FeedQuery {
   readonly limit: number;
 }
 
-const COLUMNS = sql`e.id, e.seq, e.txid::text as txid, e.organization_id, e.directory_id, e.source, e.event, e.create_time, e.data`;
+/** When an event entered the feed; the retention's BRIN index (0033-released-events) is on this very expression. */
+const FEED_TIME = sql`coalesce(release_time, create_time)`;
+
+const COLUMNS = sql`e.id, e.seq, e.txid::text as txid, e.organization_id, e.directory_id, e.source, e.event, e.create_time,
+  coalesce(e.release_time, e.create_time) as feed_time, e.data`;
 
 /**
  * The next events after a position, in (txid, seq) order, only from transactions older than every transaction
@@ -77,12 +86,14 @@ const PRUNE_BATCH = 5000;
 /** One prune run deletes at most this many rows; the next run (an hour later, or another instance) goes on. */
 const PRUNE_MAX = 500_000;
 
-/** Retention: deletes events created before `cutoff`, in batches (BRIN on create_time); returns how many. */
+/**
+ * Retention: deletes events that entered the feed before `cutoff`, in batches (BRIN on that time); returns how many.
+ */
 export async function pruneEvents(db: Db, cutoff: Date): Promise<number> {
   let total = 0;
   while (total < PRUNE_MAX) {
     const r = await sql`delete from directory_events where ctid = any(array(
-        select ctid from directory_events where create_time < ${cutoff} limit ${PRUNE_BATCH}))`.execute(db);
+        select ctid from directory_events where ${FEED_TIME} < ${cutoff} limit ${PRUNE_BATCH}))`.execute(db);
     const n = Number(r.numAffectedRows ?? 0);
     total += n;
     if (n < PRUNE_BATCH) break;

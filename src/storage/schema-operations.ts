@@ -3,6 +3,9 @@ import type { ColumnType } from "kysely";
 /** Row types of the operational and admin tables: request log, audit trail, dispatcher heartbeats, admin tokens, setup links. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+/** Which SCIM requests of a connection the request log keeps. */
+export type RequestLogMode = "errors" | "all" | "off";
+
 /** One SCIM request of a client, in the daily partition of its id's day (migration 0026). */
 export interface ScimRequestLogTable {
   id: string;

@@ -2,6 +2,7 @@ import type { ColumnType, Generated, GeneratedAlways } from "kysely";
 import type {
   AdminAuditLogTable,
   AdminTokensTable,
+  RequestLogMode,
   SetupLinksTable,
   ScimRequestCountsTable,
   ScimRequestLogTable,
@@ -259,6 +260,8 @@ export interface DirectoryEventsTable {
   create_time: Timestamp;
   /** The webhook payload's `data`, as JSON text. */
   data: string;
+  /** A held event's release into the feed, which retention counts from (0033); null otherwise. */
+  release_time: Timestamp | null;
 }
 
 /** The webhook event log: one row per delivery attempt, kept while `log_webhook_events` is on. */
@@ -294,6 +297,3 @@ export interface ResourceCountsTable {
   shard: number;
   n: number;
 }
-
-/** Which SCIM requests of a connection the request log keeps. */
-export type RequestLogMode = "errors" | "all" | "off";

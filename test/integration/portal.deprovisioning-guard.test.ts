@@ -67,13 +67,20 @@ describe("the deprovisioning guard in the portal", () => {
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain("10 held events of 10 users");
     expect(await seriousViolations(page), "axe on the confirmation").toEqual([]);
+    // The portal calls the guard's documented action, not the connection's older spelling of it.
+    const released = page.waitForRequest((r) => r.method() === "POST" && r.url().includes(":release"));
     await dialog.getByRole("button", { name: "Release 10 events" }).click();
+    expect(new URL((await released).url()).pathname).toBe(
+      `/v2alpha1/admin/scimClients/${c.clientId}/deprovisioningGuard:release`,
+    );
     await banner.waitFor({ state: "detached" });
 
     const after = (await adminCall(t, "GET", `/scimClients/${c.clientId}/deprovisioningGuard`)).json();
     expect(after).toMatchObject({ state: "FLOWING", held_events: 0 });
-    const audit = await adminCall(t, "GET", "/auditLog?page_size=20");
-    expect(audit.body).toContain("releaseHeldDeprovisioning");
+    const audit = (await adminCall(t, "GET", "/auditLog?page_size=20")).json();
+    const actions = audit.entries.map((e: { action: string }) => e.action);
+    expect(actions).toContain("scimClients.deprovisioningGuard.release");
+    expect(actions).not.toContain("scimClients.releaseHeldDeprovisioning");
     // All 60 deactivations are in the feed now, the 10 released ones last, in the burst's order.
     const { rows } = await sql<{ data: string }>`select data from directory_events
       where directory_id = ${c.clientId} and event = 'user.updated' order by txid, seq`.execute(t.db);

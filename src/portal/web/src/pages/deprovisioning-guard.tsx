@@ -15,8 +15,7 @@ export function DeprovisioningGuardPanel({ conn, onChanged }: { conn: Connection
   if (g === undefined) return null;
   const path = `/scimClients/${enc(conn.client_id)}`;
   const decide = async (d: Decision) => {
-    const verb = d === "release" ? "releaseHeldDeprovisioning" : "discardHeldDeprovisioning";
-    await call("POST", `${path}:${verb}`, { confirm_count: g.held_events });
+    await call("POST", `${path}/deprovisioningGuard:${d}`, { confirm_count: g.held_events });
     onChanged();
   };
   const minutes = Math.round(g.window_seconds / 60);
