@@ -3,7 +3,8 @@ import { type AuthMethod, type Connection, call, enc } from "../api.js";
 import { useLocation } from "../router.js";
 import { oneTime } from "../secrets.js";
 import { SelectField } from "../fields.js";
-import { Confirm, CopyField, ErrorNote, Time, useAction } from "../ui.js";
+import { Confirm } from "../confirm.js";
+import { CopyField, ErrorNote, Time, useAction } from "../ui.js";
 import { type GuideValue, IDP_OPTIONS, IDPS, type Idp, type IdpKey, isIdpKey } from "./idps.js";
 
 export function SetupGuide({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
