@@ -73,6 +73,18 @@ export function Time({ iso }: { iso: string | null | undefined }) {
   );
 }
 
+/** A time as one fact of a `<dl>`: its term, then the time. */
+export function TimeFact({ term, iso }: { term: string; iso: string | null | undefined }) {
+  return (
+    <>
+      <dt>{term}</dt>
+      <dd>
+        <Time iso={iso} />
+      </dd>
+    </>
+  );
+}
+
 export function CopyButton({ value, label }: { value: string; label: string }) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   return (

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { call, type DirectoryGroup, type DirectoryUser, enc } from "../api.js";
 import { Link } from "../router.js";
-import { Empty, Json, ListStatus, Time, useLoad } from "../ui.js";
+import { Empty, Json, ListStatus, TimeFact, useLoad } from "../ui.js";
 
 /** The frame of a user's or a group's page: the way back to its list, its title, and its loading note or error. */
 function DetailPage(props: {
@@ -44,14 +44,8 @@ export function UserDetail({ orgId, id }: { orgId: string; id: string }) {
             <dd class="wrap">{u.external_id ?? "—"}</dd>
             <dt>Password</dt>
             <dd>{u.has_password === true ? "set by the identity provider" : "none"}</dd>
-            <dt>Created</dt>
-            <dd>
-              <Time iso={u.create_time} />
-            </dd>
-            <dt>Updated</dt>
-            <dd>
-              <Time iso={u.update_time} />
-            </dd>
+            <TimeFact term="Created" iso={u.create_time} />
+            <TimeFact term="Updated" iso={u.update_time} />
           </dl>
           <h2>Groups</h2>
           {u.groups.length === 0 ? (
@@ -103,10 +97,7 @@ export function GroupDetail({ orgId, id }: { orgId: string; id: string }) {
             <dd class="wrap">{g.external_id ?? "—"}</dd>
             <dt>Members</dt>
             <dd>{g.member_count}</dd>
-            <dt>Updated</dt>
-            <dd>
-              <Time iso={g.update_time} />
-            </dd>
+            <TimeFact term="Updated" iso={g.update_time} />
           </dl>
           <h2>Members</h2>
           {(g.members ?? []).length === 0 ? (
