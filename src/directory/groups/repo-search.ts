@@ -1,6 +1,7 @@
 import { type RawBuilder, type Selectable, type SqlBool, sql } from "kysely";
 import type { DirectoryGroupsTable } from "../../storage/schema.js";
-import { afterSortPosition, compileFilter, compileSort, type Storage, sortValueOf } from "../search/repo-compile.js";
+import type { Column, CoreColumns, Storage } from "../search/repo-compile.js";
+import { afterSortPosition, compileFilter, compileSort, coreColumn, sortValueOf } from "../search/repo-compile.js";
 import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
 import { type Executor, listGroups, toGroup } from "./repo.js";
 import type { GroupFilter, GroupList, GroupPage } from "./types.js";
@@ -9,22 +10,18 @@ import type { GroupFilter, GroupList, GroupPage } from "./types.js";
  * Where a group's attributes live: the columns of `directory_groups g`, its members in the two membership tables,
  * and the extension objects in `g.extensions` (0014-group-extensions). Groups keep no other document.
  */
+const GROUP_COLUMNS: CoreColumns = {
+  meta: { created: sql`g.created_at`, lastModified: sql`g.updated_at`, resourceType: sql`'Group'::text` },
+  attributes: new Map<string, Column>([
+    ["id", { expr: sql`g.id`, kind: "uuid" }],
+    ["displayName", { expr: sql`g.display_name`, kind: "text" }],
+    ["externalId", { expr: sql`g.external_id`, kind: "text" }],
+  ]),
+};
+
 const groupStorage = (orgId: string): Storage => ({
   id: sql`g.id`,
-  column(f) {
-    if (!f.core) return undefined;
-    if (f.name === "meta") {
-      if (f.sub === "created") return { expr: sql`g.created_at`, kind: "timestamptz" };
-      if (f.sub === "lastModified") return { expr: sql`g.updated_at`, kind: "timestamptz" };
-      if (f.sub === "resourceType") return { expr: sql`'Group'::text`, kind: "text" };
-      return undefined;
-    }
-    if (f.sub !== undefined) return undefined;
-    if (f.name === "id") return { expr: sql`g.id`, kind: "uuid" };
-    if (f.name === "displayName") return { expr: sql`g.display_name`, kind: "text" };
-    if (f.name === "externalId") return { expr: sql`g.external_id`, kind: "text" };
-    return undefined;
-  },
+  column: (f) => coreColumn(f, GROUP_COLUMNS),
   container: (f) => (f.core ? sql`'{}'::jsonb` : sql`(g.extensions -> ${f.schema}::text)`),
   // Both member tables, each through its primary key (group_id, member): `members eq "<id>"` is two index probes.
   membership: (f) =>

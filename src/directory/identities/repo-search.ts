@@ -1,6 +1,7 @@
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../storage/database.js";
-import { afterSortPosition, compileFilter, compileSort, type Storage, sortValueOf } from "../search/repo-compile.js";
+import type { Column, CoreColumns, Storage } from "../search/repo-compile.js";
+import { afterSortPosition, compileFilter, compileSort, coreColumn, sortValueOf } from "../search/repo-compile.js";
 import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
 import { ENTERPRISE_KEY } from "./document.js";
 import { columnsOf, type UserRow } from "./repo-columns.js";
@@ -11,24 +12,22 @@ import type { UserFilter, UserPage } from "./types.js";
  * Where a user's attributes live (0001-foundation, 0007, 0010): the indexed columns of `identities i`, the
  * memberships, and the stored document `i.scim` for everything else (extension objects under their URN).
  */
+const USER_COLUMNS: CoreColumns = {
+  meta: { created: sql`i.created_at`, lastModified: sql`i.updated_at`, resourceType: sql`'User'::text` },
+  attributes: new Map<string, Column>([
+    ["id", { expr: sql`i.id`, kind: "uuid" }],
+    ["userName", { expr: sql`i.user_name`, kind: "text" }],
+    ["externalId", { expr: sql`i.external_id`, kind: "text" }],
+    ["active", { expr: sql`i.active`, kind: "boolean" }],
+  ]),
+};
+
 const userStorage = (orgId: string): Storage => ({
   id: sql`i.id`,
   column(f) {
     if (f.schema === ENTERPRISE_KEY && f.name === "employeeNumber")
       return { expr: sql`i.employee_number`, kind: "text" };
-    if (!f.core) return undefined;
-    if (f.name === "meta") {
-      if (f.sub === "created") return { expr: sql`i.created_at`, kind: "timestamptz" };
-      if (f.sub === "lastModified") return { expr: sql`i.updated_at`, kind: "timestamptz" };
-      if (f.sub === "resourceType") return { expr: sql`'User'::text`, kind: "text" };
-      return undefined;
-    }
-    if (f.sub !== undefined) return undefined;
-    if (f.name === "id") return { expr: sql`i.id`, kind: "uuid" };
-    if (f.name === "userName") return { expr: sql`i.user_name`, kind: "text" };
-    if (f.name === "externalId") return { expr: sql`i.external_id`, kind: "text" };
-    if (f.name === "active") return { expr: sql`i.active`, kind: "boolean" };
-    return undefined;
+    return coreColumn(f, USER_COLUMNS);
   },
   container: (f) => (f.core ? sql`i.scim` : sql`(i.scim -> ${f.schema}::text)`),
   membership: (f) =>

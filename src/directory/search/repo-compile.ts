@@ -29,6 +29,24 @@ export interface Storage {
   indexHint(field: FieldRef, value: string): Bool | undefined;
 }
 
+/** The core attributes a resource keeps in its row: `meta`'s three sub-attributes and top-level columns by name. */
+export interface CoreColumns {
+  readonly meta: { readonly created: Sql; readonly lastModified: Sql; readonly resourceType: Sql };
+  readonly attributes: ReadonlyMap<string, Column>;
+}
+
+/** The column of a core attribute the resource keeps in its row; undefined: read it from the stored document. */
+export function coreColumn(field: FieldRef, columns: CoreColumns): Column | undefined {
+  if (!field.core) return undefined;
+  if (field.name === "meta") {
+    if (field.sub === "created") return { expr: columns.meta.created, kind: "timestamptz" };
+    if (field.sub === "lastModified") return { expr: columns.meta.lastModified, kind: "timestamptz" };
+    if (field.sub === "resourceType") return { expr: columns.meta.resourceType, kind: "text" };
+    return undefined;
+  }
+  return field.sub === undefined ? columns.attributes.get(field.name) : undefined;
+}
+
 /** A JSON value: as jsonb, and as text (->>). */
 interface Json {
   readonly json: Sql;

@@ -82,21 +82,21 @@ class Parser {
 
   /** `or` binds loosest, then `and`, then `not` (RFC 7644 §3.4.2.2 precedence). */
   or(parent?: ResolvedField): FilterNode {
-    const args = [this.and(parent)];
-    while (this.#peekWord() === "or") {
-      this.#at += 1;
-      args.push(this.and(parent));
-    }
-    return args.length === 1 ? (args[0] as FilterNode) : { op: "or", args };
+    return this.#joined("or", () => this.and(parent));
   }
 
   and(parent?: ResolvedField): FilterNode {
-    const args = [this.unary(parent)];
-    while (this.#peekWord() === "and") {
+    return this.#joined("and", () => this.unary(parent));
+  }
+
+  /** One operand, or several joined by `op`: `a or b or c` is one node with three args. */
+  #joined(op: "or" | "and", operand: () => FilterNode): FilterNode {
+    const args = [operand()];
+    while (this.#peekWord() === op) {
       this.#at += 1;
-      args.push(this.unary(parent));
+      args.push(operand());
     }
-    return args.length === 1 ? (args[0] as FilterNode) : { op: "and", args };
+    return args.length === 1 ? (args[0] as FilterNode) : { op, args };
   }
 
   unary(parent?: ResolvedField): FilterNode {

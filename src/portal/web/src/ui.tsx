@@ -73,6 +73,18 @@ export function Time({ iso }: { iso: string | null | undefined }) {
   );
 }
 
+/** A time as one fact of a `<dl>`: its term, then the time. */
+export function TimeFact({ term, iso }: { term: string; iso: string | null | undefined }) {
+  return (
+    <>
+      <dt>{term}</dt>
+      <dd>
+        <Time iso={iso} />
+      </dd>
+    </>
+  );
+}
+
 export function CopyButton({ value, label }: { value: string; label: string }) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   return (
@@ -135,47 +147,6 @@ export function Loading({ what }: { what: string }) {
     <p class="muted" aria-live="polite">
       Loading {what}…
     </p>
-  );
-}
-
-/** A modal confirmation (native dialog: focus trapped, Escape cancels) that says what the action removes. */
-export function Confirm(props: {
-  title: string;
-  confirmLabel: string;
-  children: ComponentChildren;
-  onConfirm: () => Promise<void>;
-  onClose: () => void;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const action = useAction();
-  useEffect(() => {
-    ref.current?.showModal();
-  }, []);
-  const titleId = useId();
-  return (
-    <dialog ref={ref} aria-labelledby={titleId} onClose={props.onClose}>
-      <h2 id={titleId}>{props.title}</h2>
-      <div class="dialog-body">{props.children}</div>
-      <ErrorNote error={action.error} />
-      <div class="actions">
-        <button type="button" class="secondary" onClick={() => ref.current?.close()}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          class="danger"
-          disabled={action.busy}
-          onClick={() =>
-            action.run(async () => {
-              await props.onConfirm();
-              ref.current?.close();
-            })
-          }
-        >
-          {props.confirmLabel}
-        </button>
-      </div>
-    </dialog>
   );
 }
 

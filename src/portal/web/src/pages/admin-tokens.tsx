@@ -2,7 +2,8 @@ import { useState } from "preact/hooks";
 import { type AdminToken, call, enc } from "../api.js";
 import { RowButton, SelectField, TextField, ActionForm, SubmitRow } from "../fields.js";
 import { usePagedList } from "../paged.js";
-import { Confirm, ErrorNote, ListStatus, OnceSecret, Pager, Time, useAction } from "../ui.js";
+import { ConfirmDelete } from "../confirm.js";
+import { ErrorNote, ListStatus, OnceSecret, Pager, Time, useAction } from "../ui.js";
 
 const DAY_MS = 86_400_000;
 const ROLES = [
@@ -79,17 +80,15 @@ export function AdminTokensPage() {
       </ul>
       <Pager pager={pager} nextToken={list.data?.next_page_token} />
       {revoking === undefined ? null : (
-        <Confirm
+        <ConfirmDelete
           title={`Revoke ${revoking.name}?`}
           confirmLabel="Revoke token"
+          path={`/adminTokens/${enc(revoking.id)}`}
+          onDeleted={list.reload}
           onClose={() => setRevoking(undefined)}
-          onConfirm={async () => {
-            await call("DELETE", `/adminTokens/${enc(revoking.id)}`);
-            list.reload();
-          }}
         >
           <p>Every request with this token is refused from now on, on every Roster instance. Revocation is final.</p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </section>
   );

@@ -3,7 +3,8 @@ import { type Connection, call, enc, type GroupPatchResponse, type RequestLogMod
 import { navigate } from "../router.js";
 import { oneTime } from "../secrets.js";
 import { ActionForm, SelectField, SubmitRow, TextField, useSave, CheckField } from "../fields.js";
-import { Confirm, CopyField, ErrorNote, Time } from "../ui.js";
+import { ConfirmDelete } from "../confirm.js";
+import { CopyField, ErrorNote, Time } from "../ui.js";
 import { GuardSettings } from "./guard-settings.js";
 import { WebhookSettings } from "./webhook-settings.js";
 
@@ -115,19 +116,19 @@ function DeleteConnection({ conn }: { conn: Connection }) {
         Delete connection
       </button>
       {confirming ? (
-        <Confirm
+        <ConfirmDelete
           title={`Delete ${conn.name === "" ? conn.client_id : conn.name}?`}
           confirmLabel="Delete connection"
-          onClose={() => setConfirming(false)}
-          onConfirm={async () => {
-            await call("DELETE", `/scimClients/${enc(conn.client_id)}`);
+          path={`/scimClients/${enc(conn.client_id)}`}
+          onDeleted={() => {
             oneTime.drop(conn.client_id);
             navigate(`/organizations/${enc(conn.organization_id)}`);
           }}
+          onClose={() => setConfirming(false)}
         >
           <p>This removes the connection, its SCIM secret, its webhook settings, pending webhooks and its event log.</p>
           <p>Users and groups it pushed stay in the organization.</p>
-        </Confirm>
+        </ConfirmDelete>
       ) : null}
     </div>
   );

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { type Connection, call, enc } from "../api.js";
-import { Confirm, ErrorNote, Time, useAction } from "../ui.js";
+import { Confirm } from "../confirm.js";
+import { ErrorNote, Time, useAction } from "../ui.js";
 
 type Decision = "release" | "discard";
 

@@ -1,14 +1,28 @@
+import type { ComponentChildren } from "preact";
 import { call, type DirectoryGroup, type DirectoryUser, enc } from "../api.js";
 import { Link } from "../router.js";
-import { Empty, ErrorNote, Json, Loading, Time, useLoad } from "../ui.js";
+import { Empty, Json, ListStatus, TimeFact, useLoad } from "../ui.js";
 
-function Crumbs({ orgId, section }: { orgId: string; section: "users" | "groups" }) {
+/** The frame of a user's or a group's page: the way back to its list, its title, and its loading note or error. */
+function DetailPage(props: {
+  orgId: string;
+  section: "users" | "groups";
+  title: string;
+  load: { error?: string | undefined; loading: boolean; data?: unknown };
+  children: ComponentChildren;
+}) {
+  const { orgId, section } = props;
   return (
-    <nav aria-label="Breadcrumb" class="crumbs">
-      <Link href="/organizations">Organizations</Link> <span aria-hidden="true">/</span>{" "}
-      <Link href={`/organizations/${enc(orgId)}/${section}`}>{section === "users" ? "Users" : "Groups"}</Link>{" "}
-      <span aria-hidden="true">/</span>
-    </nav>
+    <section>
+      <nav aria-label="Breadcrumb" class="crumbs">
+        <Link href="/organizations">Organizations</Link> <span aria-hidden="true">/</span>{" "}
+        <Link href={`/organizations/${enc(orgId)}/${section}`}>{section === "users" ? "Users" : "Groups"}</Link>{" "}
+        <span aria-hidden="true">/</span>
+      </nav>
+      <h1>{props.title}</h1>
+      <ListStatus load={props.load} what={section === "users" ? "the user" : "the group"} />
+      {props.children}
+    </section>
   );
 }
 
@@ -16,15 +30,8 @@ export function UserDetail({ orgId, id }: { orgId: string; id: string }) {
   const user = useLoad(() => call<DirectoryUser>("GET", `/organizations/${enc(orgId)}/users/${enc(id)}`), [orgId, id]);
   const u = user.data;
   return (
-    <section>
-      <Crumbs orgId={orgId} section="users" />
-      <h1>{u?.user_name ?? "User"}</h1>
-      <ErrorNote error={user.error} />
-      {u === undefined ? (
-        user.loading ? (
-          <Loading what="the user" />
-        ) : null
-      ) : (
+    <DetailPage orgId={orgId} section="users" title={u?.user_name ?? "User"} load={user}>
+      {u === undefined ? null : (
         <>
           <dl class="facts card">
             <dt>Id</dt>
@@ -37,14 +44,8 @@ export function UserDetail({ orgId, id }: { orgId: string; id: string }) {
             <dd class="wrap">{u.external_id ?? "—"}</dd>
             <dt>Password</dt>
             <dd>{u.has_password === true ? "set by the identity provider" : "none"}</dd>
-            <dt>Created</dt>
-            <dd>
-              <Time iso={u.create_time} />
-            </dd>
-            <dt>Updated</dt>
-            <dd>
-              <Time iso={u.update_time} />
-            </dd>
+            <TimeFact term="Created" iso={u.create_time} />
+            <TimeFact term="Updated" iso={u.update_time} />
           </dl>
           <h2>Groups</h2>
           {u.groups.length === 0 ? (
@@ -75,7 +76,7 @@ export function UserDetail({ orgId, id }: { orgId: string; id: string }) {
           </div>
         </>
       )}
-    </section>
+    </DetailPage>
   );
 }
 
@@ -86,15 +87,8 @@ export function GroupDetail({ orgId, id }: { orgId: string; id: string }) {
   );
   const g = group.data;
   return (
-    <section>
-      <Crumbs orgId={orgId} section="groups" />
-      <h1>{g?.display_name ?? "Group"}</h1>
-      <ErrorNote error={group.error} />
-      {g === undefined ? (
-        group.loading ? (
-          <Loading what="the group" />
-        ) : null
-      ) : (
+    <DetailPage orgId={orgId} section="groups" title={g?.display_name ?? "Group"} load={group}>
+      {g === undefined ? null : (
         <>
           <dl class="facts card">
             <dt>Id</dt>
@@ -103,10 +97,7 @@ export function GroupDetail({ orgId, id }: { orgId: string; id: string }) {
             <dd class="wrap">{g.external_id ?? "—"}</dd>
             <dt>Members</dt>
             <dd>{g.member_count}</dd>
-            <dt>Updated</dt>
-            <dd>
-              <Time iso={g.update_time} />
-            </dd>
+            <TimeFact term="Updated" iso={g.update_time} />
           </dl>
           <h2>Members</h2>
           {(g.members ?? []).length === 0 ? (
@@ -127,6 +118,6 @@ export function GroupDetail({ orgId, id }: { orgId: string; id: string }) {
           )}
         </>
       )}
-    </section>
+    </DetailPage>
   );
 }

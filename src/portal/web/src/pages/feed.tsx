@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { type Connection, call, EVENT_KIND_OPTIONS, enc, type FeedEvent, q } from "../api.js";
 import { Link, useLocation } from "../router.js";
 import { OpenButton, SelectField, ActionForm } from "../fields.js";
-import { DetailPane, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
+import { DetailPane, Json, ListStatus, Pager, Time, TimeFact, useLoad, usePager } from "../ui.js";
 
 type FeedPage = { events: FeedEvent[]; next_after: string };
 const PAGE_SIZE = 50;
@@ -129,10 +129,7 @@ export function FeedTab({ orgId }: { orgId: string }) {
               <dl class="facts">
                 <dt>Event id</dt>
                 <dd class="mono wrap">{selected.id}</dd>
-                <dt>Time</dt>
-                <dd>
-                  <Time iso={selected.create_time} />
-                </dd>
+                <TimeFact term="Time" iso={selected.create_time} />
                 <dt>Connection</dt>
                 <dd>
                   <Link href={`/connections/${enc(selected.directory_id)}`}>{nameOf(selected.directory_id)}</Link>

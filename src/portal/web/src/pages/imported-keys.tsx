@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { AdminApiError, type ApiKey, call, enc } from "../api.js";
 import { ActionForm, RowButton, TextField } from "../fields.js";
-import { Confirm, ErrorNote, ListStatus, Pager, useAction } from "../ui.js";
+import { ConfirmDelete } from "../confirm.js";
+import { ErrorNote, ListStatus, Pager, useAction } from "../ui.js";
 import { usePagedList } from "../paged.js";
 import { KeyFacts, stateBadge } from "./key-facts.js";
 import { type ImportItem, parseImport } from "./key-fields.js";
@@ -35,17 +36,15 @@ export function ImportedKeys() {
       </ul>
       <Pager pager={pager} nextToken={list.data?.next_page_token} />
       {revoking !== undefined ? (
-        <Confirm
+        <ConfirmDelete
           title={`Delete ${revoking.name}?`}
           confirmLabel="Delete key"
+          path={`/importedApiKeys/${enc(revoking.key_id)}`}
+          onDeleted={list.reload}
           onClose={() => setRevoking(undefined)}
-          onConfirm={async () => {
-            await call("DELETE", `/importedApiKeys/${enc(revoking.key_id)}`);
-            list.reload();
-          }}
         >
           <p>The key is revoked: verification answers REVOKED, and importing the same raw key again is refused.</p>
-        </Confirm>
+        </ConfirmDelete>
       ) : null}
     </>
   );

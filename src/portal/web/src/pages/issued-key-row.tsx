@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { type ApiKey, call, enc } from "../api.js";
 import { RowButton, SelectField, ActionForm, SubmitRow } from "../fields.js";
-import { Confirm, ErrorNote, Time, useAction } from "../ui.js";
+import { ConfirmDelete } from "../confirm.js";
+import { ErrorNote, Time, useAction } from "../ui.js";
 import { KeyFacts, stateBadge } from "./key-facts.js";
 import { formatRateLimits, parseMetadata, parseRateLimits, parseScopes } from "./key-fields.js";
 import { type KeyDraft, KeyFields } from "./key-form.js";
@@ -109,17 +110,15 @@ export function IssuedKeyRow({
         </ActionForm>
       ) : null}
       {mode === "revoke" ? (
-        <Confirm
+        <ConfirmDelete
           title={`Revoke ${k.name}?`}
           confirmLabel="Revoke key"
+          path={`/issuedApiKeys/${enc(k.key_id)}`}
+          onDeleted={onChanged}
           onClose={() => setMode("view")}
-          onConfirm={async () => {
-            await call("DELETE", `/issuedApiKeys/${enc(k.key_id)}`);
-            onChanged();
-          }}
         >
           <p>Verification answers REVOKED for this key from now on, with every secret it had. Revocation is final.</p>
-        </Confirm>
+        </ConfirmDelete>
       ) : null}
       <ErrorNote error={action.error} />
     </li>

@@ -2,7 +2,8 @@ import { useState } from "preact/hooks";
 import { call, enc, type Organization, q } from "../api.js";
 import { Link, navigate } from "../router.js";
 import { Field, RowButton, TextField, ActionForm } from "../fields.js";
-import { Confirm, Empty, ErrorNote, Loading, Time, useAction, useLoad } from "../ui.js";
+import { ConfirmDelete } from "../confirm.js";
+import { Empty, ErrorNote, Loading, Time, useAction, useLoad } from "../ui.js";
 
 type OrgList = { organizations: Organization[]; next_page_token: string };
 
@@ -149,14 +150,12 @@ function OrganizationRow({ org, onChanged }: { org: Organization; onChanged: () 
         </div>
       )}
       {confirming ? (
-        <Confirm
+        <ConfirmDelete
           title={`Delete ${org.name}?`}
           confirmLabel="Delete organization"
+          path={`/organizations/${enc(org.id)}`}
+          onDeleted={onChanged}
           onClose={() => setConfirming(false)}
-          onConfirm={async () => {
-            await call("DELETE", `/organizations/${enc(org.id)}`);
-            onChanged();
-          }}
         >
           <p>This removes, at once and for good:</p>
           <ul>
@@ -167,7 +166,7 @@ function OrganizationRow({ org, onChanged }: { org: Organization; onChanged: () 
             <li>its API keys, which stop verifying;</li>
             <li>the webhook event log of its connections.</li>
           </ul>
-        </Confirm>
+        </ConfirmDelete>
       ) : null}
     </li>
   );

@@ -3,7 +3,7 @@ import { type Connection, call, enc, q, type ScimRequest } from "../api.js";
 import { useLinks } from "../links.js";
 import { Link } from "../router.js";
 import { Field, OpenButton, SelectField, ActionForm } from "../fields.js";
-import { DetailPane, Json, ListStatus, Pager, Time, useLoad, usePager } from "../ui.js";
+import { DetailPane, Json, ListStatus, Pager, Time, TimeFact, useLoad, usePager } from "../ui.js";
 
 type RequestList = { requests: ScimRequest[]; next_page_token: string };
 interface Filters {
@@ -167,10 +167,7 @@ function RequestDetail({ path, onClose }: { path: string; onClose: () => void })
               {r.path}
               {r.query === null || r.query === "" ? "" : `?${r.query}`}
             </dd>
-            <dt>Time</dt>
-            <dd>
-              <Time iso={r.time} />
-            </dd>
+            <TimeFact term="Time" iso={r.time} />
             <dt>Status</dt>
             <dd>
               {r.status}

@@ -3,7 +3,8 @@ import { type AuthMethod, type Connection, call, enc } from "../api.js";
 import { useLocation } from "../router.js";
 import { oneTime } from "../secrets.js";
 import { SelectField } from "../fields.js";
-import { Confirm, CopyField, ErrorNote, Time, useAction } from "../ui.js";
+import { Confirm } from "../confirm.js";
+import { CopyField, ErrorNote, Time, TimeFact, useAction } from "../ui.js";
 import { type GuideValue, IDP_OPTIONS, IDPS, type Idp, type IdpKey, isIdpKey } from "./idps.js";
 
 export function SetupGuide({ conn, onChanged }: { conn: Connection; onChanged: () => void }) {
@@ -191,14 +192,8 @@ function RotateSecret({ conn, onNew }: { conn: Connection; onNew: (secret: strin
       <h3>Rotate the SCIM secret</h3>
       {conn.previous_secret_expire_time !== null ? (
         <dl class="facts" aria-label="Previous secret">
-          <dt>Rotated</dt>
-          <dd>
-            <Time iso={conn.secret_rotate_time} />
-          </dd>
-          <dt>Previous secret accepted until</dt>
-          <dd>
-            <Time iso={conn.previous_secret_expire_time} />
-          </dd>
+          <TimeFact term="Rotated" iso={conn.secret_rotate_time} />
+          <TimeFact term="Previous secret accepted until" iso={conn.previous_secret_expire_time} />
           <dt>Previous secret last used</dt>
           <dd>
             {conn.previous_secret_last_used_time === null ? (
