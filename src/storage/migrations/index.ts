@@ -25,6 +25,7 @@ import * as writeCost from "./0027-write-cost.js";
 import * as deprovisioningGuard from "./0030-deprovisioning-guard.js";
 import * as retiredWebhooks from "./0031-retired-webhooks.js";
 import * as heldKeyEvents from "./0032-held-key-events.js";
+import * as setupLinkWebhooks from "./0034-setup-link-webhooks.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0030-deprovisioning-guard": deprovisioningGuard,
   "0031-retired-webhooks": retiredWebhooks,
   "0032-held-key-events": heldKeyEvents,
+  "0034-setup-link-webhooks": setupLinkWebhooks,
 };
