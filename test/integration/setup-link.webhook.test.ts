@@ -96,6 +96,16 @@ describe("a setup link with a webhook", () => {
     expect(plain).toMatchObject({ webhook: null, tenant: "", product: "" });
   });
 
+  it("is in the OpenAPI document: the request takes url, secret and retry; the answer shows no secret", async () => {
+    const document = (await adminCall(t, "GET", "/openapi.json")).json();
+    const post = document.paths["/v2alpha1/admin/setupLinks"].post;
+    const body = post.requestBody.content["application/json"].schema.properties;
+    expect(Object.keys(body.webhook.properties)).toEqual(["url", "secret", "retry"]);
+    expect(Object.keys(body)).toEqual(expect.arrayContaining(["tenant", "product"]));
+    const answer = post.responses["201"].content["application/json"].schema.properties;
+    expect(Object.keys(answer.webhook.properties)).toEqual(["url", "retry"]);
+  });
+
   it.each([
     ["a URL that is not http(s)", { url: "ftp://hooks.example.com/x", secret: WEBHOOK_SECRET }, "absolute http://"],
     ["a private address", { url: "http://10.20.30.40/hook", secret: WEBHOOK_SECRET }, "webhook.url is refused"],
