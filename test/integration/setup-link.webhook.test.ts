@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PRODUCT, TENANT, USER_SCHEMA, WEBHOOK_SECRET } from "../helpers/constants.js";
 import { FEED_WAIT } from "../helpers/events.js";
 import { activated, adminCall, clientIn, type SeededClient, scim } from "../helpers/seed.js";
-import { connectThroughLink, openSetupLink, setupLinkFor } from "../helpers/setup-links.js";
+import { asSession, connectThroughLink, openSetupLink, setupLinkFor } from "../helpers/setup-links.js";
 import { useTestApp } from "../helpers/suite.js";
 import { type Delivery, kinds } from "../helpers/webhook-receiver.js";
 
@@ -26,7 +26,7 @@ const newOrg = async () => (await adminCall(t, "POST", "/organizations", { name:
 async function connectedThrough(org: string, link: Record<string, unknown>) {
   const created = await setupLinkFor(t, org, link);
   const session = await openSetupLink(t, created.url);
-  return { link: created, ...(await connectThroughLink(t, org, session)) };
+  return { link: created, session, ...(await connectThroughLink(t, org, session)) };
 }
 
 async function feedKinds(c: SeededClient): Promise<string[]> {
@@ -38,14 +38,25 @@ describe("a setup link with a webhook", () => {
   it("gives its connection the webhook: connection.created signed, then connection.activated, then its directory", async () => {
     const org = await newOrg();
     const url = `${receiver.url}?via=link`;
-    const { link, res, client } = await connectedThrough(org, {
+    const { link, res, client, session } = await connectedThrough(org, {
       webhook: { url, secret: WEBHOOK_SECRET, retry: "backoff" },
       tenant: "link-tenant",
       product: "link-product",
     });
-    // The link and the connection's answers never carry the secret; the IT admin's answer not even the webhook.
-    expect(res.body).not.toContain(WEBHOOK_SECRET);
-    expect(Object.keys(res.json())).not.toContain("webhook");
+    // The IT admin's answers carry neither the secret nor the application's webhook settings.
+    const one = await t.request({
+      url: `/v2alpha1/admin/scimClients/${client.clientId}`,
+      headers: asSession(session.cookie),
+    });
+    const list = await t.request({ url: "/v2alpha1/admin/scimClients", headers: asSession(session.cookie) });
+    for (const answer of [res, one, list]) {
+      expect(answer.statusCode, answer.body).toBeLessThan(300);
+      for (const hidden of [WEBHOOK_SECRET, "/hook?via=link", "link-tenant", "link-product"]) {
+        expect(answer.body).not.toContain(hidden);
+      }
+    }
+    expect(Object.keys(one.json())).not.toContain("webhook");
+    expect(list.json().scim_clients[0]).toMatchObject({ client_id: client.clientId, name: "Okta" });
     const stored = (await adminCall(t, "GET", `/scimClients/${client.clientId}`)).json();
     expect(stored).toMatchObject({
       webhook: { url, secret_set: true, retry: "backoff" },
