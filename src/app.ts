@@ -171,7 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webhooks: { ...webhooks, checkUrl: checkWebhookUrl },
     observability,
     faults: DATABASE_FAULTS,
-    setupLinks: new SetupLinkService(new SetupLinkRepo(deps.db), deps.clock),
+    setupLinks: new SetupLinkService(new SetupLinkRepo(deps.db), deps.clock, box),
     setupSessions: new SetupSessionCodec(deps.secrets, deps.clock),
     queueTestEvent: (client) => queueTestEvent(deps.db, client, deps.clock.now()),
     deprovisioningGuard,

@@ -18,6 +18,7 @@ import { createWebhooks } from "./webhooks/index.js";
 import { resealWebhookSecrets } from "./directory/scim-clients/reseal.js";
 import { RetiredWebhookRepo } from "./directory/scim-clients/retired-repo.js";
 import { ScimClientRepo } from "./directory/scim-clients/repo.js";
+import { SetupLinkRepo } from "./directory/setup-links/repo.js";
 
 const ADMIN_TOKEN_SETTING = "admin_token_hash";
 
@@ -186,6 +187,7 @@ async function serve(
     new SecretBox(secrets),
     logger,
     new RetiredWebhookRepo(storage.db),
+    new SetupLinkRepo(storage.db),
   ).catch((e: unknown) =>
     logger.error({ err: e }, "re-encrypting webhook secrets failed; it is retried at the next start"),
   );

@@ -116,7 +116,12 @@ async function adminScope(scope: FastifyInstance, deps: AdminApiDeps): Promise<v
   scope.get("/openapi.json", { schema: { tags: ["OpenAPI"] } }, async () => scope.swagger());
 
   registerAdminTokenRoutes(scope, { tokens: deps.adminTokens, clock: deps.clock });
-  registerSetupLinkRoutes(scope, { setupLinks: deps.setupLinks, clock: deps.clock, publicUrl: deps.publicUrl });
+  registerSetupLinkRoutes(scope, {
+    setupLinks: deps.setupLinks,
+    clock: deps.clock,
+    publicUrl: deps.publicUrl,
+    checkWebhookUrl: webhooks.checkUrl,
+  });
   registerSetupSessionRoute(scope, {
     setupLinks: deps.setupLinks,
     sessions: deps.setupSessions,

@@ -1,4 +1,4 @@
-import type { ColumnType } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 
 /** Row types of the operational and admin tables: request log, audit trail, dispatcher heartbeats, admin tokens, setup links. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -76,4 +76,9 @@ export interface SetupLinksTable {
   expire_time: Date;
   revoke_time: Date | null;
   first_open_time: Date | null;
+  webhook_url: string | null;
+  webhook_secret_sealed: string | null;
+  webhook_retry: Generated<string>;
+  tenant: Generated<string>;
+  product: Generated<string>;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FEED_WAIT } from "../helpers/events.js";
-import type { TestApp } from "../helpers/app.js";
 import { adminCall, clientIn, seedClient } from "../helpers/seed.js";
+import { asSession, openSetupLink, setupLinkFor } from "../helpers/setup-links.js";
 import { useTestApp } from "../helpers/suite.js";
 
 const { t } = useTestApp();
@@ -11,33 +11,10 @@ async function newOrg(name = "Customer"): Promise<string> {
   return res.json().id as string;
 }
 
-async function linkFor(organizationId: string, extra: Record<string, unknown> = {}) {
-  const res = await adminCall(t, "POST", "/setupLinks", {
-    organization_id: organizationId,
-    intent: "directory_sync",
-    ...extra,
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json() as { id: string; url: string; expire_time: string; state: string };
-}
-
-/** Opens the link as a browser would: the cookie it sets, and the session's CSRF token. */
-async function open(app: TestApp, url: string) {
-  const res = await app.request({ method: "GET", url: new URL(url).pathname });
-  expect(res.statusCode, res.body).toBe(303);
-  const setCookie = String(res.headers["set-cookie"]);
-  const cookie = setCookie.split(";")[0] ?? "";
-  const session = await app.request({ method: "GET", url: "/v2alpha1/admin/setupSession", headers: { cookie } });
-  expect(session.statusCode, session.body).toBe(200);
-  return { res, setCookie, cookie, csrf: session.json().csrf_token as string, session: session.json() };
-}
-
-const as = (cookie: string, csrf?: string) => ({ cookie, ...(csrf === undefined ? {} : { "x-csrf-token": csrf }) });
-
 describe("setup links in the admin API", () => {
   it("creates a link shown once, lists it without the token, and revokes it", async () => {
     const org = await newOrg();
-    const link = await linkFor(org);
+    const link = await setupLinkFor(t, org);
     expect(link.url).toMatch(/\/portal\/setup\/rsl_[A-Za-z0-9_-]{40,}$/);
     expect(link.state).toBe("ACTIVE");
     const defaultEnd = t.clock.now().getTime() + 7 * 86_400_000;
@@ -71,7 +48,7 @@ describe("setup links in the admin API", () => {
 describe("opening a link", () => {
   it("exchanges the token for a strict, HttpOnly session cookie and leaves the token out of the address bar", async () => {
     const org = await newOrg("Acme");
-    const { res, setCookie, session } = await open(t, (await linkFor(org)).url);
+    const { res, setCookie, session } = await openSetupLink(t, (await setupLinkFor(t, org)).url);
     expect(res.headers.location).toBe("/portal/setup");
     expect(setCookie).toMatch(/HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Strict/i);
@@ -81,19 +58,19 @@ describe("opening a link", () => {
 
   it("answers 410 with a page that says whom to ask, for an expired or revoked link", async () => {
     const org = await newOrg();
-    const revoked = await linkFor(org);
+    const revoked = await setupLinkFor(t, org);
     await adminCall(t, "DELETE", `/setupLinks/${revoked.id}`);
     const gone = await t.request({ method: "GET", url: new URL(revoked.url).pathname });
     expect(gone.statusCode).toBe(410);
     expect(gone.body).toContain("was revoked");
     expect(gone.body).toContain("Ask the person who sent you this link");
 
-    const soon = await linkFor(org, { expire_time: new Date(t.clock.now().getTime() + 60_000).toISOString() });
-    const { cookie } = await open(t, soon.url);
+    const soon = await setupLinkFor(t, org, { expire_time: new Date(t.clock.now().getTime() + 60_000).toISOString() });
+    const { cookie } = await openSetupLink(t, soon.url);
     t.clock.advance(60_000);
     expect((await t.request({ method: "GET", url: new URL(soon.url).pathname })).statusCode).toBe(410);
     // The session ends with its link.
-    const after = await t.request({ method: "GET", url: "/v2alpha1/admin/scimClients", headers: as(cookie) });
+    const after = await t.request({ method: "GET", url: "/v2alpha1/admin/scimClients", headers: asSession(cookie) });
     expect(after.statusCode).toBe(401);
   });
 });
@@ -101,35 +78,35 @@ describe("opening a link", () => {
 describe("what a session may do", () => {
   it("creates, reads and rotates its organization's connections, and sees their requests and users", async () => {
     const org = await newOrg();
-    const { cookie, csrf } = await open(t, (await linkFor(org)).url);
+    const { cookie, csrf } = await openSetupLink(t, (await setupLinkFor(t, org)).url);
     const created = await t.request({
       method: "POST",
       url: "/v2alpha1/admin/scimClients",
-      headers: { ...as(cookie, csrf), "content-type": "application/json" },
+      headers: { ...asSession(cookie, csrf), "content-type": "application/json" },
       payload: { organization_id: org, name: "Okta" },
     });
     expect(created.statusCode, created.body).toBe(201);
     const { client_id, secret } = created.json();
     expect(typeof secret).toBe("string");
-    const list = await t.request({ method: "GET", url: "/v2alpha1/admin/scimClients", headers: as(cookie) });
+    const list = await t.request({ method: "GET", url: "/v2alpha1/admin/scimClients", headers: asSession(cookie) });
     expect(list.json().scim_clients.map((c: { client_id: string }) => c.client_id)).toEqual([client_id]);
     const rotated = await t.request({
       method: "POST",
       url: `/v2alpha1/admin/scimClients/${client_id}:rotateSecret`,
-      headers: { ...as(cookie, csrf), "content-type": "application/json" },
+      headers: { ...asSession(cookie, csrf), "content-type": "application/json" },
       payload: { grace_period: "3600s" },
     });
     expect(rotated.statusCode, rotated.body).toBe(200);
     const users = await t.request({
       method: "GET",
       url: `/v2alpha1/admin/organizations/${org}/users`,
-      headers: as(cookie),
+      headers: asSession(cookie),
     });
     expect(users.statusCode, users.body).toBe(200);
     const requests = await t.request({
       method: "GET",
       url: `/v2alpha1/admin/scimClients/${client_id}/requests`,
-      headers: as(cookie),
+      headers: asSession(cookie),
     });
     expect(requests.statusCode, requests.body).toBe(200);
     // The audit trail names the link as the actor.
@@ -141,11 +118,11 @@ describe("what a session may do", () => {
 
   it("refuses writes without the CSRF token", async () => {
     const org = await newOrg();
-    const { cookie } = await open(t, (await linkFor(org)).url);
+    const { cookie } = await openSetupLink(t, (await setupLinkFor(t, org)).url);
     const res = await t.request({
       method: "POST",
       url: "/v2alpha1/admin/scimClients",
-      headers: { ...as(cookie, "forged"), "content-type": "application/json" },
+      headers: { ...asSession(cookie, "forged"), "content-type": "application/json" },
       payload: { organization_id: org, name: "x" },
     });
     expect(res.statusCode).toBe(403);
@@ -155,8 +132,8 @@ describe("what a session may do", () => {
   it("is refused on every other admin route (403) and on another organization's connections (404)", async () => {
     const org = await newOrg();
     const other = await seedClient(t);
-    const { cookie, csrf } = await open(t, (await linkFor(org)).url);
-    const h = as(cookie, csrf);
+    const { cookie, csrf } = await openSetupLink(t, (await setupLinkFor(t, org)).url);
+    const h = asSession(cookie, csrf);
     const forbidden: [string, string][] = [
       ["GET", "/v2alpha1/admin/organizations"],
       ["GET", `/v2alpha1/admin/organizations/${org}`],

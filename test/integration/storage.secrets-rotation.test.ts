@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 import { resealWebhookSecrets } from "../../src/directory/scim-clients/reseal.js";
 import { ScimClientRepo } from "../../src/directory/scim-clients/repo.js";
 import { RetiredWebhookRepo } from "../../src/directory/scim-clients/retired-repo.js";
+import { SetupLinkRepo } from "../../src/directory/setup-links/repo.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { SecretBox } from "../../src/platform/crypto.js";
 import { createLogger } from "../../src/platform/logger.js";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
+import { connectThroughLink, openSetupLink, setupLinkFor } from "../helpers/setup-links.js";
 import { testWebhooks } from "../helpers/webhooks.js";
 import { useTestApp } from "../helpers/suite.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
@@ -82,6 +84,19 @@ describe("webhook secrets at rest", () => {
     expect(
       (await retired().executeTakeFirstOrThrow()).webhook_secret_sealed?.startsWith(new SecretBox([OLD]).primaryPrefix),
     ).toBe(true);
+    // A setup link keeps the webhook it hands its connections, sealed with the old key too.
+    const link = await setupLinkFor(before.t, c.organizationId, {
+      webhook: { url: receiver.url, secret: WEBHOOK_SECRET },
+    });
+    const linkSealed = async () =>
+      (
+        await database.db
+          .selectFrom("setup_links")
+          .select("webhook_secret_sealed")
+          .where("id", "=", link.id)
+          .executeTakeFirstOrThrow()
+      ).webhook_secret_sealed ?? "";
+    expect((await linkSealed()).startsWith(new SecretBox([OLD]).primaryPrefix)).toBe(true);
     await before.t.close();
 
     // 2. Restart with the new key in front: new values use it, old ones still open, the resealer moves them.
@@ -94,10 +109,12 @@ describe("webhook secrets at rest", () => {
         new SecretBox([NEW, OLD]),
         silent,
         new RetiredWebhookRepo(database.db),
+        new SetupLinkRepo(database.db),
       );
     const first = await reseal();
     expect(first.unreadable).toBe(0);
-    expect(first.resealed).toBeGreaterThanOrEqual(2);
+    expect(first.resealed).toBeGreaterThanOrEqual(3);
+    expect((await linkSealed()).startsWith(new SecretBox([NEW]).primaryPrefix)).toBe(true);
     const moved = await sealedOf(during.t, c.clientId);
     expect(moved.startsWith(new SecretBox([NEW]).primaryPrefix)).toBe(true);
     expect(
@@ -115,10 +132,17 @@ describe("webhook secrets at rest", () => {
         userName: "rotated@example.com",
       });
       expect(created.statusCode).toBe(201);
+      // A connection made through the link now: it starts with the link's re-sealed webhook.
+      const session = await openSetupLink(after.t, link.url);
+      const { client: linked } = await connectThroughLink(after.t, c.organizationId, session);
       receiver.knows("all");
       await after.webhooks.dispatcher.drain();
-      // The live connection's user.created and the deleted one's owed events, all signed with the same secret.
-      const mine = receiver.received.filter((r) => [c.clientId, gone.clientId].includes(String(r.json.directory_id)));
+      // The live connections' events and the deleted one's owed events, all signed with the same secret.
+      const ours = [c.clientId, gone.clientId, linked.clientId];
+      const mine = receiver.received.filter((r) => ours.includes(String(r.json.directory_id)));
+      expect(mine.filter((r) => r.json.directory_id === linked.clientId).map((r) => r.json.event)).toEqual([
+        "connection.created",
+      ]);
       expect(mine.filter((r) => r.json.directory_id === gone.clientId).map((r) => r.json.event)).toEqual([
         "connection.created",
         "connection.deleted",

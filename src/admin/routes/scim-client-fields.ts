@@ -54,6 +54,15 @@ export function parseWebhook(webhook: WebhookInput | null | undefined): { url: s
   return { url: validateHttpUrl(url, "webhook.url"), secret };
 }
 
+/** Refuses (400) a webhook URL the outbound guard would never post to: checked when stored and again when sent. */
+export async function allowedWebhookUrl(
+  checkWebhookUrl: (url: string) => Promise<string | undefined>,
+  url: string,
+): Promise<void> {
+  const problem = await checkWebhookUrl(url);
+  if (problem !== undefined) throw invalidArgument(`webhook.url is refused: ${problem}`);
+}
+
 export function validateWebhookSecret(secret: string): string {
   if (secret.length < MIN_WEBHOOK_SECRET_LENGTH) {
     throw invalidArgument(`webhook.secret must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`);

@@ -23,6 +23,7 @@ import { type FieldUpdate, type MaskSpec, resolveUpdateMask } from "../update-ma
 import { parseDuration } from "./api-keys-fields.js";
 import { guardAfterUpdates } from "./deprovisioning-guard.js";
 import {
+  allowedWebhookUrl,
   authMethodsOf,
   extensionsOf,
   parseWebhook,
@@ -108,7 +109,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       const mapping = body.mapping ?? null;
       if (mapping !== null) await deps.validateMapping(mapping);
       const webhook = parseWebhook(body.webhook);
-      if (webhook !== null) await allowedWebhookUrl(deps, webhook.url);
+      if (webhook !== null) await allowedWebhookUrl(deps.checkWebhookUrl, webhook.url);
       const client = await scimClients.create({
         organizationId,
         clientId,
@@ -127,6 +128,8 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
         authMethods: authMethodsOf(body.authentication_methods),
         spcPagination: body.service_provider_config_pagination ?? true,
         groupPatchResponse: body.group_patch_response ?? "no_content",
+        // A setup link's session: the connection starts with the link's webhook (docs/setup-links.md).
+        ...(req.adminPrincipal?.kind === "setup" ? { setupLinkId: req.adminPrincipal.linkId } : {}),
       });
       reply.code(201);
       const guardUpdate = { path: "deprovisioning_guard", value: body.deprovisioning_guard };
@@ -165,7 +168,7 @@ export function registerScimClientRoutes(scope: FastifyInstance, deps: ScimClien
       }
       const updates = resolveUpdateMask(req.query.update_mask, body, SCIM_CLIENT_MASK);
       const changes = await toChanges(updates, deps);
-      if (typeof changes.webhookUrl === "string") await allowedWebhookUrl(deps, changes.webhookUrl);
+      if (typeof changes.webhookUrl === "string") await allowedWebhookUrl(deps.checkWebhookUrl, changes.webhookUrl);
       const existing = await scimClients.get(req.params.clientId);
       if (existing === undefined) throw notFound(`SCIM client ${req.params.clientId} does not exist`);
       if (changes.webhookSecret !== undefined && changes.webhookSecret !== null) {
@@ -213,12 +216,6 @@ async function configureGuard(deps: ScimClientRouteDeps, clientId: string, updat
   if (deps.guard === undefined || !updates.some((u) => u.path.startsWith("deprovisioning_guard"))) return {};
   const settings = guardAfterUpdates(await deps.guard.settings(clientId), updates);
   return settings === undefined ? {} : { deprovisioning_guard: await deps.guard.configure(clientId, settings) };
-}
-
-/** Refuses (400) a webhook URL the outbound guard would never post to: checked when stored and again when sent. */
-async function allowedWebhookUrl(deps: ScimClientRouteDeps, url: string): Promise<void> {
-  const problem = await deps.checkWebhookUrl(url);
-  if (problem !== undefined) throw invalidArgument(`webhook.url is refused: ${problem}`);
 }
 
 /** The masked fields as changes; their types are the schema's, an empty value (`""`, null, `{}`) is undefined. */

@@ -23,7 +23,7 @@ import { Extensions } from "./scim-client-extensions.js";
 export const CLIENT_ID_PATTERN = "^[A-Za-z0-9._~-]{1,128}$";
 export const MAX_MAPPING_LENGTH = 256 * 1024;
 
-const Retry = Type.Optional(
+export const Retry = Type.Optional(
   Nullable(Enum(WEBHOOK_RETRY_MODES, '{path} must be "none" or "backoff"', "Retry failed deliveries (default none)")),
 );
 const RequestLog = Type.Optional(

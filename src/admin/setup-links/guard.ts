@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ScimClientService } from "../../directory/scim-clients/service.js";
 import type { SetupLinkService } from "../../directory/setup-links/service.js";
 import { AdminError, notFound } from "../errors.js";
-import { isObject } from "../json.js";
+import { isObject, type JsonObject } from "../json.js";
 import type { AdminPrincipal, SetupPrincipal } from "../tokens/types.js";
 import { CSRF_HEADER, SETUP_COOKIE, type SetupSessionCodec } from "./session.js";
 
@@ -26,6 +26,14 @@ const ALLOWED = new Set([
 /** What a setup session may set on a connection: no webhook, mapping, extensions or secret of its choosing. */
 const CREATE_FIELDS = new Set(["organization_id", "name", "authentication_methods"]);
 const PATCH_FIELDS = new Set(["name", "authentication_methods", "service_provider_config_pagination"]);
+/**
+ * What a setup session is not shown of a connection: the application's webhook settings. A link (or the
+ * organization) gives its connections the application's endpoint, and the customer's IT admin has no use for it.
+ */
+const HIDDEN_FIELDS = ["webhook", "tenant", "product", "log_webhook_events"];
+
+const hide = (client: unknown): unknown =>
+  isObject(client) ? Object.fromEntries(Object.entries(client).filter(([k]) => !HIDDEN_FIELDS.includes(k))) : client;
 
 export interface SetupGuardDeps {
   readonly setupLinks: SetupLinkService;
@@ -74,8 +82,16 @@ export function checkSetupRoute(req: FastifyRequest, principal: SetupPrincipal, 
   }
 }
 
-/** preHandler: another organization's connection is as missing as one that never existed; bodies stay narrow. */
+/**
+ * preHandler: another organization's connection is as missing as one that never existed; bodies stay narrow.
+ * preSerialization: a session's answers about connections leave out the webhook settings (HIDDEN_FIELDS).
+ */
 export function installSetupScoping(scope: FastifyInstance, deps: SetupGuardDeps): void {
+  scope.addHook("preSerialization", async (req, _reply, payload: unknown) => {
+    if (req.adminPrincipal?.kind !== "setup" || !isObject(payload)) return payload;
+    if (Array.isArray(payload.scim_clients)) return { ...payload, scim_clients: payload.scim_clients.map(hide) };
+    return typeof payload.client_id === "string" ? (hide(payload) as JsonObject) : payload;
+  });
   scope.addHook("preHandler", async (req) => {
     const principal = req.adminPrincipal;
     if (principal?.kind !== "setup") return;

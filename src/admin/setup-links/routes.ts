@@ -11,7 +11,7 @@ import { invalidArgument, notFound } from "../errors.js";
 import type { JsonObject } from "../json.js";
 import { pageOf, parseOrgPageRequest, pathUuid } from "../paging.js";
 import { parseTime } from "../routes/api-keys-fields.js";
-import { validateHttpUrl } from "../routes/scim-client-fields.js";
+import { allowedWebhookUrl, parseWebhook, retryOf, validateHttpUrl } from "../routes/scim-client-fields.js";
 import { Empty, errors, pageSchema } from "../schemas/kit.js";
 import { CreateSetupLinkBody, ListSetupLinksQuery, SetupLinkJson, SetupLinkParams } from "./schemas.js";
 
@@ -19,6 +19,8 @@ export interface SetupLinkRouteDeps {
   readonly setupLinks: SetupLinkService;
   readonly clock: Clock;
   readonly publicUrl: () => string;
+  /** Why the outbound guard refuses a webhook URL (docs/security.md "Outbound requests"), or undefined. */
+  readonly checkWebhookUrl: (url: string) => Promise<string | undefined>;
 }
 
 type ById = { Params: Static<typeof SetupLinkParams> };
@@ -50,7 +52,16 @@ export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkR
           ? null
           : validateHttpUrl(req.body.return_url, "return_url");
       const organizationId = req.body.organization_id.toLowerCase();
-      const created = await setupLinks.create({ organizationId, intent: req.body.intent, expireTime, returnUrl });
+      const webhook = await linkWebhookOf(req.body.webhook, deps.checkWebhookUrl);
+      const created = await setupLinks.create({
+        organizationId,
+        intent: req.body.intent,
+        expireTime,
+        returnUrl,
+        webhook,
+        tenant: req.body.tenant ?? "",
+        product: req.body.product ?? "",
+      });
       reply.code(201);
       // The token is in the URL only, shown once: Roster keeps its digest.
       return json(created.link, { url: `${deps.publicUrl()}/portal/setup/${created.token}` });
@@ -86,6 +97,21 @@ export function registerSetupLinkRoutes(scope: FastifyInstance, deps: SetupLinkR
   );
 }
 
+/**
+ * A link's webhook, checked as a connection's is (URL syntax, the outbound guard, the secret's length); unlike a
+ * connection's it needs its secret: the link's connections deliver from their first event on, and never unsigned.
+ */
+async function linkWebhookOf(
+  given: Static<typeof CreateSetupLinkBody>["webhook"],
+  checkWebhookUrl: SetupLinkRouteDeps["checkWebhookUrl"],
+) {
+  const webhook = parseWebhook(given);
+  if (webhook === null) return null;
+  if (webhook.secret === null) throw invalidArgument("webhook.secret is required with a webhook.url on a setup link");
+  await allowedWebhookUrl(checkWebhookUrl, webhook.url);
+  return { url: webhook.url, secret: webhook.secret, retry: retryOf(given?.retry) };
+}
+
 export const setupLinkJson = (l: SetupLink, now: Date, extra: JsonObject = {}): JsonObject => ({
   id: l.id,
   organization_id: l.organizationId,
@@ -96,5 +122,8 @@ export const setupLinkJson = (l: SetupLink, now: Date, extra: JsonObject = {}): 
   expire_time: l.expireTime.toISOString(),
   revoke_time: l.revokeTime?.toISOString() ?? null,
   first_open_time: l.firstOpenTime?.toISOString() ?? null,
+  tenant: l.tenant,
+  product: l.product,
+  webhook: l.webhook === null ? null : { url: l.webhook.url, retry: l.webhook.retry },
   ...extra,
 });

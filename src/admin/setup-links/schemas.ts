@@ -8,8 +8,10 @@ import {
   OptionalText,
   PageQuery,
   Time,
+  Nullable,
   UUID_PATTERN,
 } from "../schemas/kit.js";
+import { Retry } from "../schemas/scim-clients.js";
 
 export const CreateSetupLinkBody = Type.Object({
   organization_id: Checked(Type.String({ pattern: UUID_PATTERN, "x-required": true }), {
@@ -18,6 +20,24 @@ export const CreateSetupLinkBody = Type.Object({
   intent: Checked(Enum(SETUP_INTENTS, undefined, "What the link sets up"), 'intent must be "directory_sync"'),
   expire_time: OptionalText(64, "RFC 3339; default: 7 days from now, at most 30 days"),
   return_url: OptionalText(2048, "Where the setup view's Done button leads (http:// or https://)"),
+  tenant: OptionalText(256, "Given to the link's connections: copied into every webhook body"),
+  product: OptionalText(256, "Given to the link's connections: copied into every webhook body"),
+  webhook: Type.Optional(
+    Nullable(
+      Type.Object(
+        {
+          url: OptionalText(2048, "An absolute http:// or https:// URL"),
+          secret: OptionalText(1024, "At least 16 characters; required with url. Stored encrypted, never returned"),
+          retry: Retry,
+        },
+        {
+          description:
+            "The webhook every connection created through the link starts with: its connection.created, " +
+            "connection.activated and directory events are delivered there, signed with the secret",
+        },
+      ),
+    ),
+  ),
 });
 
 export const SetupLinkParams = Type.Object({ id: Type.String() });
@@ -33,6 +53,14 @@ export const SetupLinkJson = Type.Object({
   expire_time: Time,
   revoke_time: NullableTime,
   first_open_time: NullableTime,
+  tenant: Type.String(),
+  product: Type.String(),
+  webhook: Nullable(
+    Type.Object(
+      { url: Type.String(), retry: Type.String() },
+      { description: "The webhook the link's connections get; its secret is never returned" },
+    ),
+  ),
   url: Type.Optional(Type.String({ description: "Shown once, on create: {ROSTER_PUBLIC_URL}/portal/setup/<token>" })),
 });
 

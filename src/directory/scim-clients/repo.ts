@@ -5,6 +5,7 @@ import type { OutboxBatch } from "../events.js";
 import { writeEvents } from "../events-repo.js";
 import { reindexDeclared } from "../extension-index-repo.js";
 import { OrganizationNotFoundError } from "../organizations/errors.js";
+import { linkDelivery } from "../setup-links/delivery-repo.js";
 import { ClientIdTakenError, ExtensionValuesCollideError } from "./errors.js";
 import { storedExtensions } from "./extensions.js";
 import { columnsOf, toScimClient } from "./repo-rows.js";
@@ -31,7 +32,7 @@ export class ScimClientRepo {
   /**
    * Inserts the client and, in the same transaction, indexes the values users and groups of the organization
    * already hold for its filterable and unique attributes (docs/scim-extensions.md) and writes the events `eventsOf`
-   * makes of it.
+   * makes of it. A client created through a setup link starts with the webhook `linkDelivery` reads.
    */
   async insert(
     row: NewScimClientRow,
@@ -40,6 +41,8 @@ export class ScimClientRepo {
     const extensions = JSON.stringify(row.extensions);
     try {
       return await this.#db.transaction().execute(async (trx) => {
+        const delivery =
+          row.setupLinkId === undefined ? {} : await linkDelivery(trx, row.organizationId, row.setupLinkId);
         const inserted = await trx
           .insertInto("scim_clients")
           .values({
@@ -64,6 +67,7 @@ export class ScimClientRepo {
             group_patch_response: row.groupPatchResponse,
             create_time: row.now,
             update_time: row.now,
+            ...delivery,
           })
           .returningAll()
           .executeTakeFirstOrThrow();

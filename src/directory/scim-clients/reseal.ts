@@ -1,5 +1,6 @@
 import type { SecretBox } from "../../platform/crypto.js";
 import type { Logger } from "../../platform/logger.js";
+import type { SetupLinkRepo } from "../setup-links/repo.js";
 import type { ScimClientRepo } from "./repo.js";
 import type { RetiredWebhookRepo } from "./retired-repo.js";
 
@@ -17,22 +18,24 @@ const BATCH = 100;
  * first key, in batches in client_id order. Each row is written only if it still holds the value read, so a
  * concurrent change (or another instance doing the same at start-up) is never overwritten. It walks the table once,
  * in the background after start-up: the rows are few (one per SCIM client) and no request waits for it. The
- * endpoints deleted connections keep until their last deliveries (`retired`) are re-encrypted too.
+ * endpoints deleted connections keep until their last deliveries (`retired`) and the webhooks setup links hand their
+ * connections (`links`) are re-encrypted too.
  */
 export async function resealWebhookSecrets(
   repo: ScimClientRepo,
   box: SecretBox,
   logger: Logger,
   retired?: RetiredWebhookRepo,
+  links?: SetupLinkRepo,
 ): Promise<ResealOutcome> {
   let resealed = 0;
   let unreadable = 0;
-  const open = (sealed: string, clientId: string): string | undefined => {
+  const open = (sealed: string, owner: { clientId: string } | { setupLinkId: string }): string | undefined => {
     try {
       return box.open(sealed);
     } catch {
       unreadable += 1;
-      logger.warn({ clientId }, "webhook secret sealed with a key no longer in ROSTER_SECRETS");
+      logger.warn(owner, "webhook secret sealed with a key no longer in ROSTER_SECRETS");
       return undefined;
     }
   };
@@ -40,7 +43,7 @@ export async function resealWebhookSecrets(
   for (;;) {
     const rows = await repo.sealedOtherwise(box.primaryPrefix, after, BATCH);
     for (const { clientId, sealed } of rows) {
-      const plaintext = open(sealed, clientId);
+      const plaintext = open(sealed, { clientId });
       if (plaintext !== undefined && (await repo.reseal(clientId, sealed, box.seal(plaintext)))) resealed += 1;
     }
     const last = rows[rows.length - 1];
@@ -48,8 +51,18 @@ export async function resealWebhookSecrets(
     after = last.clientId;
   }
   for (const s of (await retired?.sealedOtherwise(box.primaryPrefix)) ?? []) {
-    const plaintext = open(s.sealed, s.clientId);
+    const plaintext = open(s.sealed, { clientId: s.clientId });
     if (plaintext !== undefined && (await retired?.reseal(s, box.seal(plaintext)))) resealed += 1;
+  }
+  let afterLink: string | undefined;
+  while (links !== undefined) {
+    const rows = await links.sealedOtherwise(box.primaryPrefix, afterLink, BATCH);
+    for (const { id, sealed } of rows) {
+      const plaintext = open(sealed, { setupLinkId: id });
+      if (plaintext !== undefined && (await links.reseal(id, sealed, box.seal(plaintext)))) resealed += 1;
+    }
+    afterLink = rows.at(-1)?.id;
+    if (afterLink === undefined || rows.length < BATCH) break;
   }
   if (resealed > 0 || unreadable > 0) {
     logger.info({ resealed, unreadable }, "webhook secrets re-encrypted with the first key of ROSTER_SECRETS");

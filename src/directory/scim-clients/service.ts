@@ -79,6 +79,7 @@ export class ScimClientService {
         spcPagination: input.spcPagination ?? true,
         groupPatchResponse: input.groupPatchResponse ?? "no_content",
         now: this.#clock.now(),
+        ...(input.setupLinkId === undefined ? {} : { setupLinkId: input.setupLinkId }),
       },
       (client) => this.#connectionBatch("connection.created", client, "inactive"),
     );

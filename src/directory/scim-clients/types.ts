@@ -80,6 +80,8 @@ export interface ScimClientInput {
   readonly authMethods?: readonly AuthMethod[];
   readonly spcPagination?: boolean;
   readonly groupPatchResponse?: GroupPatchResponse;
+  /** Created through this setup link: it starts with the link's webhook, or the organization's (docs/setup-links.md). */
+  readonly setupLinkId?: string;
 }
 
 /** The changes a client's settings take as given; only the two secrets differ between a request and what is stored. */
@@ -133,4 +135,4 @@ export type NewScimClientRow = Pick<
   | "authMethods"
   | "spcPagination"
   | "groupPatchResponse"
-> & { readonly now: Date };
+> & { readonly now: Date; readonly setupLinkId?: string };

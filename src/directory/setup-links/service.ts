@@ -1,6 +1,7 @@
 import type { Clock } from "../../platform/clock.js";
-import { sha256Hex } from "../../platform/crypto.js";
+import { type SecretBox, sha256Hex } from "../../platform/crypto.js";
 import { randomToken, uuidv7 } from "../../platform/ids.js";
+import type { WebhookRetry } from "../scim-clients/types.js";
 import type { SetupLinkRepo } from "./repo.js";
 import { type SetupIntent, type SetupLink, setupLinkStateOf } from "./types.js";
 
@@ -13,24 +14,33 @@ export type OpenResult =
   | { readonly ok: true; readonly link: SetupLink }
   | { readonly ok: false; readonly reason: "unknown" | "expired" | "revoked" };
 
+/** A new link; `webhook`, `tenant` and `product` are what its connections get (docs/setup-links.md). */
+export interface SetupLinkInput {
+  readonly organizationId: string;
+  readonly intent: SetupIntent;
+  readonly expireTime: Date;
+  readonly returnUrl: string | null;
+  readonly webhook?: { readonly url: string; readonly secret: string; readonly retry: WebhookRetry } | null;
+  readonly tenant?: string;
+  readonly product?: string;
+}
+
 /**
  * Setup links: 256 random bits each, shown once in the link's URL, kept as a SHA-256 digest. Nothing is cached, so a
- * revocation holds on every instance from the next request on.
+ * revocation holds on every instance from the next request on. A link's webhook secret is sealed as a connection's
+ * is, and only ever copied, sealed, to the connections the link creates.
  */
 export class SetupLinkService {
   constructor(
     private readonly repo: SetupLinkRepo,
     private readonly clock: Clock,
+    private readonly box: SecretBox,
   ) {}
 
-  async create(input: {
-    organizationId: string;
-    intent: SetupIntent;
-    expireTime: Date;
-    returnUrl: string | null;
-  }): Promise<{ link: SetupLink; token: string }> {
+  async create(input: SetupLinkInput): Promise<{ link: SetupLink; token: string }> {
     const now = this.clock.now();
     const token = randomToken(32, SETUP_TOKEN_PREFIX);
+    const webhook = input.webhook ?? null;
     const link = await this.repo.insert({
       id: uuidv7(now.getTime()),
       organizationId: input.organizationId,
@@ -39,6 +49,12 @@ export class SetupLinkService {
       createTime: now,
       expireTime: input.expireTime,
       tokenDigest: sha256Hex(token),
+      webhook:
+        webhook === null
+          ? null
+          : { url: webhook.url, secretSealed: this.box.seal(webhook.secret), retry: webhook.retry },
+      tenant: input.tenant ?? "",
+      product: input.product ?? "",
     });
     return { link, token };
   }

@@ -26,6 +26,7 @@ import * as deprovisioningGuard from "./0030-deprovisioning-guard.js";
 import * as retiredWebhooks from "./0031-retired-webhooks.js";
 import * as heldKeyEvents from "./0032-held-key-events.js";
 import * as releasedEvents from "./0033-released-events.js";
+import * as setupLinkWebhooks from "./0034-setup-link-webhooks.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0031-retired-webhooks": retiredWebhooks,
   "0032-held-key-events": heldKeyEvents,
   "0033-released-events": releasedEvents,
+  "0034-setup-link-webhooks": setupLinkWebhooks,
 };

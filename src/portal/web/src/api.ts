@@ -107,6 +107,7 @@ export interface Organization {
 /** What a group PATCH without attributes/excludedAttributes answers. */
 export type GroupPatchResponse = "no_content" | "full";
 
+/** A connection as an admin token reads it; a setup session's answers leave out webhook, tenant, product and log_webhook_events. */
 export interface Connection {
   client_id: string;
   organization_id: string;

@@ -20,6 +20,7 @@ const ROUTES: RouteTable = [
   ["/organizations/:org/users", (p) => <OrganizationPage orgId={p.org ?? ""} tab="users" />],
   ["/organizations/:org/groups", (p) => <OrganizationPage orgId={p.org ?? ""} tab="groups" />],
   ["/organizations/:org/events", (p) => <OrganizationPage orgId={p.org ?? ""} tab="events" />],
+  ["/organizations/:org/setup-links", (p) => <OrganizationPage orgId={p.org ?? ""} tab="setup-links" />],
   ["/organizations/:org/users/:id", (p) => <UserDetail orgId={p.org ?? ""} id={p.id ?? ""} />],
   ["/organizations/:org/groups/:id", (p) => <GroupDetail orgId={p.org ?? ""} id={p.id ?? ""} />],
   ["/connections/:client", (p) => <ConnectionPage clientId={p.client ?? ""} tab="setup" />],

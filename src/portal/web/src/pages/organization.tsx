@@ -9,8 +9,9 @@ import { StateBadge } from "./connection-state.js";
 import { GroupsTab, UsersTab } from "./directory.js";
 import { FeedTab } from "./feed.js";
 import { IDP_OPTIONS, IDPS, type IdpKey } from "./idps.js";
+import { SetupLinksTab } from "./setup-links.js";
 
-export type OrgTab = "connections" | "users" | "groups" | "events";
+export type OrgTab = "connections" | "users" | "groups" | "events" | "setup-links";
 
 export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrgTab }) {
   const org = useLoad(() => call<Organization>("GET", `/organizations/${enc(orgId)}`), [orgId]);
@@ -31,12 +32,14 @@ export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrgTab })
           ["users", `${base}/users`, "Users"],
           ["groups", `${base}/groups`, "Groups"],
           ["events", `${base}/events`, "Events feed"],
+          ["setup-links", `${base}/setup-links`, "Setup links"],
         ]}
       />
       {tab === "connections" ? <Connections orgId={orgId} /> : null}
       {tab === "users" ? <UsersTab orgId={orgId} /> : null}
       {tab === "groups" ? <GroupsTab orgId={orgId} /> : null}
       {tab === "events" ? <FeedTab orgId={orgId} /> : null}
+      {tab === "setup-links" ? <SetupLinksTab orgId={orgId} /> : null}
     </section>
   );
 }
@@ -80,9 +83,7 @@ export function Connections({ orgId, max }: { orgId: string; max?: number }) {
                 <span class="small muted">
                   Created <Time iso={c.create_time} />
                 </span>
-                {c.webhook !== null && !c.webhook.secret_set ? (
-                  <span class="badge warn">Webhook without secret</span>
-                ) : null}
+                {c.webhook?.secret_set === false ? <span class="badge warn">Webhook without secret</span> : null}
               </div>
               <div class="row-actions">
                 {links.events === undefined ? null : (
