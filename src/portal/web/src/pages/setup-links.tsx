@@ -2,7 +2,8 @@ import { useState } from "preact/hooks";
 import { call, enc } from "../api.js";
 import { ActionForm, RowButton, SelectField, SubmitRow, TextField } from "../fields.js";
 import { usePagedList } from "../paged.js";
-import { Confirm, ErrorNote, ListStatus, OnceSecret, Pager, Time, useAction } from "../ui.js";
+import { ConfirmDelete } from "../confirm.js";
+import { ErrorNote, ListStatus, OnceSecret, Pager, Time, useAction } from "../ui.js";
 
 /** A setup link as the admin API lists it (docs/setup-links.md); `url` only in the answer to its creation. */
 interface SetupLink {
@@ -100,17 +101,15 @@ export function SetupLinksTab({ orgId }: { orgId: string }) {
       </ul>
       <Pager pager={pager} nextToken={list.data?.next_page_token} />
       {revoking === undefined ? null : (
-        <Confirm
+        <ConfirmDelete
           title="Revoke this setup link?"
           confirmLabel="Revoke link"
+          path={`/setupLinks/${enc(revoking.id)}`}
           onClose={() => setRevoking(undefined)}
-          onConfirm={async () => {
-            await call("DELETE", `/setupLinks/${enc(revoking.id)}`);
-            list.reload();
-          }}
+          onDeleted={list.reload}
         >
           <p>The link and every session it opened stop working at once. Connections made with it stay.</p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </>
   );
