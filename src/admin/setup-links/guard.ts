@@ -27,10 +27,19 @@ const ALLOWED = new Set([
 const CREATE_FIELDS = new Set(["organization_id", "name", "authentication_methods"]);
 const PATCH_FIELDS = new Set(["name", "authentication_methods", "service_provider_config_pagination"]);
 /**
- * What a setup session is not shown of a connection: the application's webhook settings. A link (or the
- * organization) gives its connections the application's endpoint, and the customer's IT admin has no use for it.
+ * What a setup session is not shown of a connection: the application's side of it — its webhook settings (a link,
+ * or the organization, gives its connections the application's endpoint), the data mapping and the extension
+ * declarations. The customer's IT admin has no use for them, and they may describe the application's internals.
  */
-const HIDDEN_FIELDS = ["webhook", "tenant", "product", "log_webhook_events"];
+const HIDDEN_FIELDS = [
+  "webhook",
+  "tenant",
+  "product",
+  "log_webhook_events",
+  "mapping",
+  "extensions",
+  "unknown_extensions",
+];
 
 const hide = (client: unknown): unknown =>
   isObject(client) ? Object.fromEntries(Object.entries(client).filter(([k]) => !HIDDEN_FIELDS.includes(k))) : client;
