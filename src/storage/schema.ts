@@ -293,7 +293,8 @@ export interface WebhookEventsTable {
 /** Users and groups per organization, kept by triggers (0007-list-reads); a total is the sum of the shards. */
 export interface ResourceCountsTable {
   organization_id: string;
-  resource: "users" | "groups";
+  /** `active_users`: the users whose `active` is true (0035-active-user-counts), for the deprovisioning guard. */
+  resource: "users" | "groups" | "active_users";
   shard: number;
   n: number;
 }

@@ -91,6 +91,22 @@ describe("what trips the guard", () => {
     expect(await guard()).toMatchObject({ state: "HOLDING", window_count: 6, held_events: 1 });
   });
 
+  it("weighs the window against the organization's active users after the change, inactive users left out", async () => {
+    await configure({ min_count: 1, share_percent: 50 });
+    const ids = await users(13);
+    // Two users inactive from the start (created active, deactivated while the guard is off) count for nothing.
+    await configure({ enabled: false, min_count: 1, share_percent: 50 });
+    for (const id of ids.slice(11)) await deactivate(id);
+    await configure({ min_count: 1, share_percent: 50 });
+    const window = async () => (await guard()).window_count as number;
+    // 11 active users: the 6th deactivation is 6 of 11, the first above 50 %.
+    for (const id of ids.slice(0, 5)) await deactivate(id);
+    expect(await guard()).toMatchObject({ state: "FLOWING", window_count: 5 });
+    await deactivate(ids[5] as string);
+    expect(await guard()).toMatchObject({ state: "HOLDING", held_events: 1 });
+    expect(await window()).toBe(6);
+  });
+
   it("counts the three IdP deactivation forms and deletions", async () => {
     await configure({ min_count: 4 });
     const [a, bb, cc, d, e] = await users(5);

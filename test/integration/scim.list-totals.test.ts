@@ -105,6 +105,59 @@ describe("totalResults without a filter", () => {
   });
 });
 
+describe("the active users counter (the deprovisioning guard's share)", () => {
+  const counted = async (orgId: string) => {
+    const { rows } = await sql<{ counted: number; actual: number }>`select
+        (select coalesce(sum(n), 0)::int from resource_counts
+          where organization_id = ${orgId} and resource = 'active_users') as counted,
+        (select count(*)::int from identities where organization_id = ${orgId} and active) as actual`.execute(t.db);
+    return rows[0];
+  };
+  const setActive = (c: SeededClient, id: string, active: boolean) =>
+    scim(t, c, "PATCH", `/Users/${id}`, {
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      Operations: [{ op: "replace", path: "active", value: active }],
+    });
+
+  it("equals the organization's active users through creates, deactivations, PUTs, deletes and concurrency", async () => {
+    const c = await seedClient(t);
+    const tag = randomBytes(3).toString("hex");
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const res = await scim(t, c, "POST", "/Users", { ...user(`a${i}.${tag}`), active: i % 3 !== 0 });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().id as string;
+      }),
+    );
+    expect(await counted(c.organizationId)).toEqual({ counted: 8, actual: 8 });
+    // Concurrent flips of the same and of different users, a no-op deactivation, and a PUT that reactivates.
+    await Promise.all(ids.map((id, i) => setActive(c, id, i % 2 === 0)));
+    await Promise.all(ids.slice(0, 4).map((id) => setActive(c, id, false)));
+    const put = await scim(t, c, "PUT", `/Users/${ids[1]}`, { ...user(`a1.${tag}`), active: true });
+    expect(put.statusCode, put.body).toBe(200);
+    // A refused write changes nothing: a PATCH whose other operation is invalid.
+    const refused = await scim(t, c, "PATCH", `/Users/${ids[5]}`, {
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      Operations: [
+        { op: "replace", path: "active", value: false },
+        { op: "replace", path: "userName", value: 42 },
+      ],
+    });
+    expect(refused.statusCode).toBe(400);
+    for (const id of ids.slice(6, 9)) expect((await scim(t, c, "DELETE", `/Users/${id}`)).statusCode).toBe(204);
+    const after = await counted(c.organizationId);
+    expect(after?.counted).toBe(after?.actual);
+    expect(after?.actual).toBeGreaterThan(0);
+  });
+
+  it("leaves no counter behind when the organization is deleted with its active users", async () => {
+    const c = await seedClient(t);
+    for (let i = 0; i < 3; i++) await scim(t, c, "POST", "/Users", user(`gone${i}.${randomBytes(3).toString("hex")}`));
+    expect((await adminCall(t, "DELETE", `/organizations/${c.organizationId}`)).statusCode).toBe(200);
+    expect(await counted(c.organizationId)).toEqual({ counted: 0, actual: 0 });
+  });
+});
+
 describe("migration 0007", () => {
   it("counts the users and groups that existed before it", async () => {
     const old = await createTestDatabaseAt("0006-identity-version");
@@ -122,6 +175,7 @@ describe("migration 0007", () => {
       const { rows } = await sql<{ resource: string; n: number }>`select resource, sum(n)::int as n
         from resource_counts where organization_id = ${org} group by resource order by resource`.execute(db);
       expect(rows).toEqual([
+        { resource: "active_users", n: 17 },
         { resource: "groups", n: 4 },
         { resource: "users", n: 17 },
       ]);

@@ -27,6 +27,7 @@ import * as retiredWebhooks from "./0031-retired-webhooks.js";
 import * as heldKeyEvents from "./0032-held-key-events.js";
 import * as releasedEvents from "./0033-released-events.js";
 import * as setupLinkWebhooks from "./0034-setup-link-webhooks.js";
+import * as activeUserCounts from "./0035-active-user-counts.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0032-held-key-events": heldKeyEvents,
   "0033-released-events": releasedEvents,
   "0034-setup-link-webhooks": setupLinkWebhooks,
+  "0035-active-user-counts": activeUserCounts,
 };
