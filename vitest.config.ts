@@ -26,23 +26,26 @@ const ALONE = [
 ];
 
 /**
- * The longest files (10–50 s each run alone on a quiet 2-core machine, about twice that in a whole run), longest
+ * The longest files (12–40 s each run alone on a quiet 2-core machine, up to twice that in a whole run), longest
  * first: they start first. vitest orders a project's files longest first only when its cache holds their durations
- * from an earlier run; without one (a fresh checkout, CI) it starts the largest files first, and
- * storage.pooled-start (17 s alone) is about the 140th of 175 by size: a long file started that late keeps one
- * worker busy after the other has run out of files.
+ * from an earlier run; without one (a fresh checkout, CI) it starts the largest files first, and server.shutdown
+ * (13 s alone) is about the 150th of 175 by size: a long file started that late keeps one worker busy after the
+ * other has run out of files.
  */
 const LONGEST = [
   "test/integration/portal.browser.test.ts",
   "test/integration/webhooks.kill9.test.ts",
-  "test/integration/api-keys.deprovisioning-guard.kill9.test.ts",
-  "test/integration/storage.embedded-data-dir-faults.test.ts",
-  "test/integration/portal.setup-link-browser.test.ts",
-  "test/integration/storage.pooled-start.test.ts",
   "test/fuzz/observability.secrets-fuzz.test.ts",
+  "test/integration/portal.setup-link-browser.test.ts",
+  "test/integration/api-keys.deprovisioning-guard.kill9.test.ts",
   "test/integration/scim.filter-plans.test.ts",
+  "test/integration/storage.embedded-data-dir-faults.test.ts",
+  "test/integration/storage.pooled-start.test.ts",
   "test/fuzz/scim.input-fuzz.test.ts",
   "test/integration/portal.deprovisioning-guard.test.ts",
+  "test/integration/server.shutdown.test.ts",
+  "test/integration/server.public-url-warnings.test.ts",
+  "test/integration/server.reverse-proxy.test.ts",
 ];
 
 /**
