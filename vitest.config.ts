@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { filesFirst } from "./test/helpers/sequencer.js";
 import { SummaryReporter } from "./test/helpers/summary-reporter.js";
 
 /**
@@ -25,6 +26,29 @@ const ALONE = [
 ];
 
 /**
+ * The longest files (12–40 s each run alone on a quiet 2-core machine, up to twice that in a whole run), longest
+ * first: they start first. vitest orders a project's files longest first only when its cache holds their durations
+ * from an earlier run; without one (a fresh checkout, CI) it starts the largest files first, and server.shutdown
+ * (13 s alone) is about the 150th of 175 by size: a long file started that late keeps one worker busy after the
+ * other has run out of files.
+ */
+const LONGEST = [
+  "test/integration/portal.browser.test.ts",
+  "test/integration/webhooks.kill9.test.ts",
+  "test/fuzz/observability.secrets-fuzz.test.ts",
+  "test/integration/portal.setup-link-browser.test.ts",
+  "test/integration/api-keys.deprovisioning-guard.kill9.test.ts",
+  "test/integration/scim.filter-plans.test.ts",
+  "test/integration/storage.embedded-data-dir-faults.test.ts",
+  "test/integration/storage.pooled-start.test.ts",
+  "test/fuzz/scim.input-fuzz.test.ts",
+  "test/integration/portal.deprovisioning-guard.test.ts",
+  "test/integration/server.shutdown.test.ts",
+  "test/integration/server.public-url-warnings.test.ts",
+  "test/integration/server.reverse-proxy.test.ts",
+];
+
+/**
  * One worker per core. vitest's default (cores − 1) left a 2-core machine running one file at a time; more workers
  * than cores starve the fuzz properties and the child processes some files start of CPU on a shared machine, and
  * their time bounds then fail.
@@ -41,6 +65,7 @@ const common = {
 export const config = defineConfig({
   test: {
     pool: "forks",
+    sequence: { sequencer: filesFirst(LONGEST) },
     reporters: ["default", new SummaryReporter()],
     projects: [
       {

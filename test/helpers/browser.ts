@@ -20,6 +20,11 @@ const FLAGS = [
 
 /** Where a run's screenshots go (gitignored); a few are copied to docs/portal/ by hand. */
 export const SCREENSHOT_DIR = new URL("../../test-results/portal/", import.meta.url).pathname;
+/**
+ * Screenshots are taken only when asked (`ROSTER_TEST_SCREENSHOTS=1`): they assert nothing, and encoding a
+ * full-page PNG of every page checked cost the browser tests a tenth of their time.
+ */
+const SCREENSHOTS = process.env.ROSTER_TEST_SCREENSHOTS === "1";
 
 export interface Browser {
   readonly context: BrowserContext;
@@ -40,7 +45,7 @@ export async function launchBrowser(): Promise<Browser> {
     throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or point ROSTER_CHROMIUM at one)`);
   }
   const profile = mkdtempSync(join(tmpdir(), "roster-portal-chromium-"));
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  if (SCREENSHOTS) mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
@@ -114,6 +119,8 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const violations = (await page.evaluate(`(async () => {
     const results = await window.axe.run(document, {
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+      // Every node of a violation, and only one of each pass or incomplete result, which nothing here reads.
+      resultTypes: ["violations"],
     });
     return results.violations.map((v) => ({
       id: v.id,
@@ -131,5 +138,6 @@ export async function horizontalOverflow(page: Page): Promise<number> {
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }

@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { createLogger } from "../../src/platform/logger.js";
@@ -6,6 +9,7 @@ import { buildPortal } from "../../src/portal/build.js";
 import { openDatabase, quoteIdent } from "../../src/storage/database.js";
 import { type EmbeddedCluster, startEmbedded } from "../../src/storage/embedded.js";
 import { migrate } from "../../src/storage/migrate.js";
+import { buildServer } from "./server-build.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -13,6 +17,11 @@ declare module "vitest" {
     databaseUrl: string;
     /** A database on that server migrated once by this setup, copied for every test database. */
     templateDatabase: string;
+    /**
+     * The entry point Roster child processes run with plain node (helpers/server-build.ts), or "" to run
+     * `node --import tsx src/server.ts` as `npm start` does (ROSTER_TEST_TSX=1).
+     */
+    serverEntry: string;
   }
 }
 
@@ -22,6 +31,11 @@ interface Run {
   readonly prefix: string;
   readonly template: string;
   readonly cluster: EmbeddedCluster | undefined;
+  /** Where the run's compiled server is, and its entry point ("" when child processes run under tsx). */
+  readonly build: string;
+  readonly serverEntry: string;
+  /** A rebuild under way (watch mode builds it again before each rerun: the tests may have changed `src/`). */
+  rebuilding?: Promise<unknown> | undefined;
   /** Projects of the run that have set up and not yet torn down. */
   users: number;
 }
@@ -64,13 +78,15 @@ async function startRun(): Promise<Run> {
   const prefix = `rt_${randomBytes(4).toString("hex")}`;
   const template = `${prefix}_tpl`;
   await onServer(url, (c) => c.query(`create database ${quoteIdent(template)}`));
+  const build = process.env.ROSTER_TEST_TSX === "1" ? "" : join(tmpdir(), `roster-${prefix}-server`);
   const opened = openDatabase({ url: withDatabase(url, template), schema: "public", poolSize: 1 });
+  let serverEntry = "";
   try {
-    await migrate(opened.db, "public");
+    [serverEntry] = await Promise.all([build === "" ? "" : buildServer(build), migrate(opened.db, "public")]);
   } finally {
     await opened.close();
   }
-  return { url, prefix, template, cluster, users: 0 };
+  return { url, prefix, template, cluster, build, serverEntry, users: 0 };
 }
 
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -79,6 +95,14 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   run.users++;
   project.provide("databaseUrl", run.url);
   project.provide("templateDatabase", run.template);
+  project.provide("serverEntry", run.serverEntry);
+  project.onTestsRerun(async () => {
+    if (run.build === "") return;
+    run.rebuilding ??= buildServer(run.build).finally(() => {
+      run.rebuilding = undefined;
+    });
+    await run.rebuilding;
+  });
   return async () => {
     run.users--;
     if (run.users > 0) return;
@@ -91,5 +115,6 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
       for (const { datname } of rows) await c.query(`drop database if exists ${quoteIdent(datname)} with (force)`);
     }).catch((e: unknown) => console.warn(`dropping this run's test databases failed: ${String(e)}`));
     await run.cluster?.stop();
+    if (run.build !== "") rmSync(run.build, { recursive: true, force: true });
   };
 }

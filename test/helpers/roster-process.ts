@@ -1,9 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { inject } from "vitest";
 import { ADMIN_TOKEN, LOOPBACK_WEBHOOK_ALLOW, ROSTER_SECRETS } from "./constants.js";
 
-/** Roster started as `npm start` starts it: `node --import tsx src/server.ts`, as a child process on a real port. */
+/**
+ * Roster's server as a child process on a real port: `src/server.ts` compiled to JavaScript once per run
+ * (helpers/server-build.ts) and run with node, or, with `tsx` (or ROSTER_TEST_TSX=1 for every child),
+ * `node --import tsx src/server.ts` as `npm start` runs it.
+ */
 export interface RosterProcess {
   readonly pid: number;
   readonly url: string;
@@ -55,6 +60,8 @@ export async function spawnRoster(
 }
 
 export interface SpawnOptions {
+  /** `node --import tsx src/server.ts`, as `npm start` runs it, instead of the run's compiled server. */
+  readonly tsx?: boolean;
   /**
    * Its own process group (pid = group id), as a terminal's foreground job is: `process.kill(-pid, "SIGINT")` is
    * then Ctrl-C, reaching Roster and the embedded PostgreSQL it started at once.
@@ -69,7 +76,8 @@ export function startRoster(
 ): Omit<RosterProcess, "url"> & {
   onLine: (line: string) => void;
 } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+  const compiled = options.tsx === true ? "" : inject("serverEntry");
+  const child = spawn(process.execPath, compiled === "" ? ["--import", "tsx", "src/server.ts"] : [compiled], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",

@@ -1,22 +1,31 @@
-import { expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import type { RequestLogStore } from "../../src/observability/request-log/repo.js";
 import { useTestApp } from "../helpers/suite.js";
 import { scim, seedClient } from "../helpers/seed.js";
 
-/** A database that never answers: every batch write hangs. */
+/** A database that answers nothing until the test is over: every batch write hangs. */
 let inserts = 0;
+let answering = false;
+const stalledWrites: (() => void)[] = [];
+const write = () => (answering ? Promise.resolve() : new Promise<void>((resolve) => void stalledWrites.push(resolve)));
 const stalled: RequestLogStore = {
   insert: () => {
     inserts += 1;
-    return new Promise(() => {});
+    return write();
   },
-  addCounts: () => new Promise(() => {}),
+  addCounts: write,
 };
 
 const o = useTestApp({
   observed: {
     requestLog: { capacity: 4, batchSize: 2, flushIntervalMs: 3_600_000, store: stalled },
   },
+});
+// Runs before the app closes: the writer's stop then finishes at once instead of waiting out its bound on a stalled
+// database (which is what it does, as it must).
+afterAll(() => {
+  answering = true;
+  for (const resolve of stalledWrites) resolve();
 });
 
 it("drops and counts entries when the buffer is full behind a stalled writer, never blocking a SCIM request", async () => {

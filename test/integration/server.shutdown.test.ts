@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN } from "../helpers/constants.js";
 import { call, spawnRoster } from "../helpers/roster-process.js";
 
-// Roster on the embedded default, started as a terminal starts a foreground job (its own process group), stopped
-// as Ctrl-C stops it: the signal reaches Roster and its embedded PostgreSQL in the same instant. What it prints from
-// the signal on is one info line: no warning, no error, no stack trace.
+// Roster on the embedded default, started as `npm start` runs it (tsx) and as a terminal starts a foreground job (its
+// own process group), stopped as Ctrl-C stops it: the signal reaches Roster and its embedded PostgreSQL in the same
+// instant. What it prints from the signal on is one info line: no warning, no error, no stack trace.
 
 let dataDir: string;
 beforeAll(async () => {
@@ -26,7 +26,7 @@ async function stopWith(signal: "SIGINT" | "SIGTERM"): Promise<{ status: number 
   const roster = await spawnRoster(
     { ROSTER_DATA_DIR: dataDir, ROSTER_LOG_FORMAT: "json", ROSTER_LOG_LEVEL: "info" },
     90_000,
-    { processGroup: true },
+    { processGroup: true, tsx: true },
   );
   try {
     // Busy pools and a registered webhook dispatcher: what a real Ctrl-C interrupts.

@@ -11,8 +11,8 @@ import { isReady, type RosterProcess, spawnRoster } from "../helpers/roster-proc
  */
 const INSTANCES = 3;
 /**
- * Not the one-hour lock timeout a held session lock meant: three `node --import tsx` starts at once take a few
- * seconds on a quiet 2-core machine, and up to a minute and more when it is shared by many test runs.
+ * Not the one-hour lock timeout a held session lock meant: three starts at once take a few seconds on a quiet 2-core
+ * machine, and up to a minute and more when it is shared by many test runs.
  */
 const READY_WITHIN_MS = 120_000;
 

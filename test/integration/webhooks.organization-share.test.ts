@@ -35,11 +35,14 @@ beforeAll(async () => {
   prompt = await seedClient(t, { client_id: "b-prompt", webhook: { url: receiver.url, secret: SECRET } });
 });
 afterAll(async () => {
+  // The black hole goes first: the deliveries it holds then fail at once, and the dispatcher's stop, which waits for
+  // its deliveries under way, does not wait out their timeout.
+  const closed = new Promise((resolve) => blackHole.close(resolve));
+  blackHole.closeAllConnections();
+  await closed;
   await t.webhooks.dispatcher.stop();
   await t.close();
   await receiver.close();
-  blackHole.closeAllConnections();
-  await new Promise((resolve) => blackHole.close(resolve));
 });
 
 const createUsers = async (c: SeededClient, n: number) => {
