@@ -35,7 +35,14 @@ export async function createScimClient(
   const reply = await send(pool, admin, {
     method: "POST",
     path: "/v2alpha1/admin/scimClients",
-    body: JSON.stringify({ organization_id: organizationId, secret, ...(webhook === undefined ? {} : { webhook }) }),
+    body: JSON.stringify({
+      organization_id: organizationId,
+      secret,
+      ...(webhook === undefined ? {} : { webhook }),
+      // BENCH_GUARD=off: to attribute what the deprovisioning guard costs a workload that deactivates (the default,
+      // on, is what a deployment runs and what every published figure measures).
+      ...(process.env.BENCH_GUARD === "off" ? { deprovisioning_guard: { enabled: false } } : {}),
+    }),
   });
   const body = jsonOf(reply);
   const clientId = body.client_id;

@@ -30,6 +30,9 @@ export function spyOnQueries(database: TestDatabase): QuerySpy {
     max: 5,
     options: `-c search_path=${quoteIdent(database.schema)}`,
   });
+  // An idle connection terminated by the drop of the file's database at teardown is its end, not the test's error
+  // (a pool without this listener makes it an uncaught exception); a statement that fails still rejects its query.
+  pool.on("error", () => {});
   const db = new Kysely<Database>({
     dialect: namingDialect(pool, false),
     log: (event) => {
@@ -56,6 +59,9 @@ export async function openExplainer(database: TestDatabase): Promise<pg.Client> 
     connectionString: database.url,
     options: `-c search_path=${quoteIdent(database.schema)}`,
   });
+  // The file's database may be dropped (connections terminated) while this client still idles at teardown: that is
+  // its end, not an error of the test. A failing statement still rejects its own query.
+  explainer.on("error", () => {});
   await explainer.connect();
   await explainer.query("set enable_seqscan = off");
   return explainer;
