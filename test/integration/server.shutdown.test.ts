@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ADMIN_TOKEN } from "../helpers/constants.js";
 import { call, spawnRoster } from "../helpers/roster-process.js";
 
@@ -35,6 +35,11 @@ async function stopWith(signal: "SIGINT" | "SIGTERM"): Promise<{ status: number 
     await Promise.all(
       Array.from({ length: 8 }, () => call(roster.url, "GET", "/v2alpha1/admin/organizations", ADMIN_TOKEN)),
     );
+    // The create's "admin change" line is written after its answer: the signal comes once it is out, so that what
+    // follows the signal is the shutdown's own output.
+    await vi.waitFor(() => expect(roster.output.some((l) => l.includes('"admin change"'))).toBe(true), {
+      timeout: 10_000,
+    });
     const before = roster.output.length;
     process.kill(-roster.pid, signal);
     const status = await roster.exited;
