@@ -28,8 +28,10 @@ export function guardedEventRows(batch: OutboxBatch, rows: string, when: RawBuil
   // this statement's snapshot came with a write of the same row, which the statement's row lock or version guard
   // meets first.
   const keys = batch.rows.map((r) => r.orderingKey);
-  const holds = sql`exists (select 1 from held_events h
-    where h.ordering_key = any(${keys}::text[]) and h.client_id = ${batch.directoryId}::text)`;
+  // One bounded lookup per key (0036-held-lookups): `= any(keys)` would read every held row of the connection
+  // while the table's statistics still call it empty.
+  const holds = sql`exists (select 1 from unnest(${keys}::text[]) as k(key), lateral (select 1 from held_events h
+    where h.client_id = ${batch.directoryId}::text and h.ordering_key = k.key limit 1) h)`;
   return sql`select v.* from (select ${rows}::json as j) p, lateral (
       select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
       from rows from (json_to_recordset(p.j)

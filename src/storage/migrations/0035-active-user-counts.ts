@@ -24,7 +24,7 @@ const SUM_COUNTERS =
   "select coalesce(sum(rc.n), 0) into active_users from resource_counts rc where rc.organization_id = p_org and rc.resource = 'active_users';";
 
 /** Re-creates the guard's function with one statement of its body replaced; fails if that statement is not there. */
-async function replaceInRouteEvents(db: Kysely<unknown>, from: string, to: string): Promise<void> {
+export async function replaceInRouteEvents(db: Kysely<unknown>, from: string, to: string): Promise<void> {
   const { rows } = await sql<{ def: string }>`
     select pg_get_functiondef(
       'roster_route_events(boolean, uuid, text, timestamptz, boolean, text, json, uuid)'::regprocedure) as def

@@ -28,6 +28,7 @@ import * as heldKeyEvents from "./0032-held-key-events.js";
 import * as releasedEvents from "./0033-released-events.js";
 import * as setupLinkWebhooks from "./0034-setup-link-webhooks.js";
 import * as activeUserCounts from "./0035-active-user-counts.js";
+import * as heldLookups from "./0036-held-lookups.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0033-released-events": releasedEvents,
   "0034-setup-link-webhooks": setupLinkWebhooks,
   "0035-active-user-counts": activeUserCounts,
+  "0036-held-lookups": heldLookups,
 };
