@@ -2,14 +2,14 @@ import { type Kysely, sql } from "kysely";
 import { replaceInRouteEvents } from "./0035-active-user-counts.js";
 
 /**
- * Whether a write's resources have held events is a lookup per resource, whatever `held_events`' statistics say.
- * Until autovacuum first analyzes the table — up to a minute after a trip has filled it — the planner takes it for
- * nearly empty, and both checks (the function's join of the batch's keys, and the `= any(keys)` test of a write that
- * deprovisions nothing, storage/event-guard.ts) read every held row of the connection and filter them: 1.3 ms at
- * 3 000 held rows, on every later write of the connection. An index on `(client_id, ordering_key)` serves the
- * equality of both columns, and the function's check becomes one bounded lookup per key (a lateral `limit 1`, which
- * the planner cannot turn into a join over all the rows). `held_events_key_idx` stays: the API keys' check reads
- * by the key alone.
+ * Whether a write's resources have held events is a lookup per resource. Until autovacuum first analyzes
+ * `held_events` — up to a minute after a trip has filled it — the planner takes it for nearly empty, and both checks
+ * (the function's join of the batch's keys, and the `= any(keys)` test of a write that deprovisions nothing,
+ * storage/event-guard.ts) planned as a read of every held row of the connection: 0.6–0.9 ms per call at 3 000 held
+ * rows, on every later write of the connection. An index on `(client_id, ordering_key)` serves the equality of both
+ * columns, and the function's check is one bounded lookup per key (a lateral `limit 1`, which the planner cannot
+ * turn into a join over all the rows). A plan cached while the table was still empty is not re-planned by this
+ * (docs/performance.md). `held_events_key_idx` stays: the API keys' check reads by the key alone.
  */
 const JOIN_ALL_HELD = `join held_events h on h.ordering_key = coalesce(r."keyActor"::text, r."orderingKey")
             and h.client_id = p_dir where`;
