@@ -43,6 +43,27 @@ async function plansOfApiKeyQueries(run: () => Promise<void>): Promise<string[]>
   return plans;
 }
 
+/** The plans auto_explain logs for a statement and every statement nested in it (triggers, functions), rolled back. */
+async function nestedPlans(statement: string, parameters: unknown[]): Promise<string[]> {
+  const notices: string[] = [];
+  const listen = (n: { message?: string | undefined }) => {
+    notices.push(n.message ?? "");
+  };
+  explainer.on("notice", listen);
+  await explainer.query("begin");
+  try {
+    await explainer.query("load 'auto_explain'");
+    await explainer.query("set local auto_explain.log_min_duration = 0");
+    await explainer.query("set local auto_explain.log_nested_statements = on");
+    await explainer.query("set local auto_explain.log_level = notice");
+    await explainer.query(statement, parameters);
+  } finally {
+    await explainer.query("rollback");
+    explainer.off("notice", listen);
+  }
+  return notices;
+}
+
 describe("keys follow their person, served by indexes", () => {
   it("verification reads key, identity and organization by primary key", async () => {
     const identity = await database.db.selectFrom("identities").select("id").limit(1).executeTakeFirstOrThrow();
@@ -68,18 +89,7 @@ describe("keys follow their person, served by indexes", () => {
 
   it("deleting an identity finds its keys by index (the trigger's own plan, via auto_explain)", async () => {
     const identity = await database.db.selectFrom("identities").select("id").limit(1).executeTakeFirstOrThrow();
-    const notices: string[] = [];
-    explainer.on("notice", (n) => notices.push(n.message ?? ""));
-    await explainer.query("begin");
-    try {
-      await explainer.query("load 'auto_explain'");
-      await explainer.query("set local auto_explain.log_min_duration = 0");
-      await explainer.query("set local auto_explain.log_nested_statements = on");
-      await explainer.query("set local auto_explain.log_level = notice");
-      await explainer.query("delete from identities where id = $1", [identity.id]);
-    } finally {
-      await explainer.query("rollback");
-    }
+    const notices = await nestedPlans("delete from identities where id = $1", [identity.id]);
     const trigger = notices.find((n) => n.includes("update api_keys"));
     expect(trigger, notices.join("\n---\n")).toBeDefined();
     expect(trigger).toContain("api_keys_actor_identity_idx");
@@ -107,28 +117,13 @@ describe("keys follow their person, served by indexes", () => {
     expect(plan).not.toContain("held_events_client_idx");
 
     // The guard's function, for a change of a resource that holds nothing: its own check, seen by auto_explain.
-    const notices: string[] = [];
-    const listen = (n: { message?: string | undefined }) => {
-      notices.push(n.message ?? "");
-    };
-    explainer.on("notice", listen);
-    await explainer.query("begin");
-    try {
-      await explainer.query("load 'auto_explain'");
-      await explainer.query("set local auto_explain.log_min_duration = 0");
-      await explainer.query("set local auto_explain.log_nested_statements = on");
-      await explainer.query("set local auto_explain.log_level = notice");
-      const rows = JSON.stringify([
-        { id: crypto.randomUUID(), event: "user.updated", orderingKey: "nobody", data: "{}" },
-      ]);
-      await explainer.query(
-        "select * from roster_route_events(true, $1, $2, now(), false, null, $3::json, gen_random_uuid())",
-        [c.organizationId, c.clientId, rows],
-      );
-    } finally {
-      await explainer.query("rollback");
-      explainer.off("notice", listen);
-    }
+    const rows = JSON.stringify([
+      { id: crypto.randomUUID(), event: "user.updated", orderingKey: "nobody", data: "{}" },
+    ]);
+    const notices = await nestedPlans(
+      "select * from roster_route_events(true, $1, $2, now(), false, null, $3::json, gen_random_uuid())",
+      [c.organizationId, c.clientId, rows],
+    );
     const check = notices.find((n) => n.includes("lateral") && n.includes("held_events h"));
     expect(check, notices.join("\n---\n")).toBeDefined();
     expect(check).toContain("held_events_client_key_idx");
