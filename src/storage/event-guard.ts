@@ -28,10 +28,11 @@ export function guardedEventRows(batch: OutboxBatch, rows: string, when: RawBuil
   // this statement's snapshot came with a write of the same row, which the statement's row lock or version guard
   // meets first.
   const keys = batch.rows.map((r) => r.orderingKey);
-  // One bounded lookup per key (0036-held-lookups): `= any(keys)` would read every held row of the connection
-  // while the table's statistics still call it empty.
-  const holds = sql`exists (select 1 from unnest(${keys}::text[]) as k(key), lateral (select 1 from held_events h
-    where h.client_id = ${batch.directoryId}::text and h.ordering_key = k.key limit 1) h)`;
+  // Held events exist only while the connection's guard is tripped: its row, by key, settles the question for every
+  // other write; the lookup of the keys (0038-held-plans) runs only behind it.
+  const holds = sql`(coalesce((select g.tripped_time is not null from deprovisioning_guards g
+    where g.client_id = ${batch.directoryId}::text), false)
+    and roster_holds_any(${batch.directoryId}::text, ${keys}::text[]))`;
   return sql`select v.* from (select ${rows}::json as j) p, lateral (
       select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
       from rows from (json_to_recordset(p.j)

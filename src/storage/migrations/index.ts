@@ -29,6 +29,8 @@ import * as releasedEvents from "./0033-released-events.js";
 import * as setupLinkWebhooks from "./0034-setup-link-webhooks.js";
 import * as activeUserCounts from "./0035-active-user-counts.js";
 import * as heldLookups from "./0036-held-lookups.js";
+import * as sharedGuardLock from "./0037-shared-guard-lock.js";
+import * as heldPlans from "./0038-held-plans.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -62,4 +64,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0034-setup-link-webhooks": setupLinkWebhooks,
   "0035-active-user-counts": activeUserCounts,
   "0036-held-lookups": heldLookups,
+  "0037-shared-guard-lock": sharedGuardLock,
+  "0038-held-plans": heldPlans,
 };
