@@ -6,6 +6,7 @@ import {
   createGroup,
   createUser,
   listUsers,
+  measurementTag,
   patchUser,
   type ScimTarget,
   seededUserName,
@@ -101,20 +102,26 @@ export const OPERATIONS: readonly OpDefinition[] = [
   },
   {
     name: "patch",
-    describe: "PATCH /Users/{id} replacing active and displayName",
+    describe: "PATCH /Users/{id} replacing active and displayName (a displayName no earlier request set)",
     needs: ["users"],
-    prepare: async ({ target, users }) => ready((n) => patchUser(target, pick(users, n).id, n)),
+    prepare: async ({ target, users }) => {
+      // Unique per measurement: a round that set the displayName of an earlier round's request would write nothing.
+      const run = ` ${measurementTag()}`;
+      return ready((n) => patchUser(target, pick(users, n).id, n, run));
+    },
   },
   {
     name: "put",
-    describe: "PUT /Users/{id} with the full user, a new displayName",
+    describe: "PUT /Users/{id} with the full user, a displayName no earlier request set",
     needs: ["users"],
-    prepare: async ({ target, users }) =>
-      ready((n) => {
+    prepare: async ({ target, users }) => {
+      const run = measurementTag();
+      return ready((n) => {
         const user = pick(users, n);
-        const body = userBody(seededUserName(user.n), user.n, `Put ${n}`);
+        const body = userBody(seededUserName(user.n), user.n, `Put ${n} ${run}`);
         return { method: "PUT", path: `${target.base}/Users/${user.id}`, body: JSON.stringify(body) };
-      }),
+      });
+    },
   },
   {
     name: "create",
@@ -122,7 +129,7 @@ export const OPERATIONS: readonly OpDefinition[] = [
     needs: [],
     prepare: async ({ target }) => {
       // Unique per measurement: an operation measured again (REQUEST_LOG=compare rounds) creates new users.
-      const run = performance.now().toString(36).replace(".", "");
+      const run = measurementTag();
       return ready((n) => createUser(target, `new${n}.${run}@bench.example`, n));
     },
   },

@@ -95,7 +95,11 @@ export function createGroup(target: ScimTarget, displayName: string): RequestSpe
 }
 
 /** RFC 7644 §3.5.2: replace `active` and `displayName`; `seq` makes every request a real change. */
-export function patchUser(target: ScimTarget, id: string, seq: number): RequestSpec {
+/**
+ * `run` tells measurements apart: a displayName that an earlier measurement already set would make the PATCH a
+ * no-op, which Roster answers without writing.
+ */
+export function patchUser(target: ScimTarget, id: string, seq: number, run = ""): RequestSpec {
   return {
     method: "PATCH",
     path: `${target.base}/Users/${id}`,
@@ -103,11 +107,14 @@ export function patchUser(target: ScimTarget, id: string, seq: number): RequestS
       schemas: [PATCH_SCHEMA],
       Operations: [
         { op: "replace", path: "active", value: seq % 2 === 1 },
-        { op: "replace", path: "displayName", value: `Patched ${seq}` },
+        { op: "replace", path: "displayName", value: `Patched ${seq}${run}` },
       ],
     }),
   };
 }
+
+/** A tag unique to one preparation of an operation, for values that must differ from every earlier measurement's. */
+export const measurementTag = (): string => performance.now().toString(36).replace(".", "");
 
 export function addMembers(target: ScimTarget, groupId: string, userIds: readonly string[]): RequestSpec {
   return {

@@ -23,23 +23,23 @@ export function guardedEventRows(batch: OutboxBatch, rows: string, when: RawBuil
   if (batch.rows.some(mayDeprovision)) return routed(sql`${rows}::json`);
   // A batch that deprovisions nothing is held only behind a held event of one of its resources (the function's
   // tests when it counts nothing): decided here in SQL, so such a write skips the guard's function and parses none
-  // of its rows' data, even while its connection holds other users' changes. The test is a one-time filter of each
-  // branch: the function runs only when it would hold the batch. A held event of this very resource committed after
+  // of its rows' data, even while its connection holds other users' changes. The test is made once, in `p`, and
+  // filters each branch: the function runs only when it would hold the batch. A held event of this very resource committed after
   // this statement's snapshot came with a write of the same row, which the statement's row lock or version guard
   // meets first.
   const keys = batch.rows.map((r) => r.orderingKey);
   // Held events exist only while the connection's guard is tripped: its row, by key, settles the question for every
-  // other write; the lookup of the keys (0038-held-plans) runs only behind it.
+  // other write; the lookup of the keys (0038-held-plans) runs only behind it, once for both branches.
   const holds = sql`(coalesce((select g.tripped_time is not null from deprovisioning_guards g
     where g.client_id = ${batch.directoryId}::text), false)
     and roster_holds_any(${batch.directoryId}::text, ${keys}::text[]))`;
-  return sql`select v.* from (select ${rows}::json as j) p, lateral (
+  return sql`select v.* from (select ${rows}::json as j, ${holds} as held) p, lateral (
       select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
       from rows from (json_to_recordset(p.j)
         as (id uuid, event text, "orderingKey" text, data text, body text, "keyActor" uuid, "keyId" uuid))
         with ordinality as r(id, event, ordering_key, data, body, key_actor, key_id, n)
-      where ${when} and not ${holds}
+      where ${when} and not p.held
       union all
-      ${routed(sql`p.j`)} where ${holds}
+      ${routed(sql`p.j`)} where p.held
     ) v`;
 }

@@ -5,8 +5,8 @@ import { type Kysely, sql } from "kysely";
  * the time, so it is empty whenever autovacuum analyzes it between trips, and a plan made then — a prepared
  * statement's generic plan, or a PL/pgSQL function's cached plan, on every pooled connection — reads it by a
  * sequential scan. Such plans stay until the table is next analyzed, up to a minute after a trip has filled it, and
- * meanwhile every held write read every held row of the table several times: measured, a SCIM PATCH's PostgreSQL
- * CPU went from 0.7 ms to 1.8 ms in the first seconds after a trip of a 5 000-user directory.
+ * meanwhile every held write read every held row of the table several times: measured, 15 597 sequential scans
+ * reading 20 million rows in the minute after a trip of a 5 000-user directory, and not one index scan.
  *
  * - `roster_route_events` plans with sequential scans switched off: every table it reads has the index it needs
  *   (the guard row by its key, the window's marks by `(client_id, mark_time)`, the held rows by
