@@ -94,10 +94,10 @@ export function createGroup(target: ScimTarget, displayName: string): RequestSpe
   };
 }
 
-/** RFC 7644 §3.5.2: replace `active` and `displayName`; `seq` makes every request a real change. */
 /**
- * `run` tells measurements apart: a displayName that an earlier measurement already set would make the PATCH a
- * no-op, which Roster answers without writing.
+ * RFC 7644 §3.5.2: replace `active` and `displayName`. `seq` makes every request of a measurement a real change and
+ * `run` tells measurements apart: a displayName an earlier measurement already set would make the PATCH a no-op,
+ * which Roster answers without writing.
  */
 export function patchUser(target: ScimTarget, id: string, seq: number, run = ""): RequestSpec {
   return {

@@ -24,9 +24,9 @@ export function guardedEventRows(batch: OutboxBatch, rows: string, when: RawBuil
   // A batch that deprovisions nothing is held only behind a held event of one of its resources (the function's
   // tests when it counts nothing): decided here in SQL, so such a write skips the guard's function and parses none
   // of its rows' data, even while its connection holds other users' changes. The test is made once, in `p`, and
-  // filters each branch: the function runs only when it would hold the batch. A held event of this very resource committed after
-  // this statement's snapshot came with a write of the same row, which the statement's row lock or version guard
-  // meets first.
+  // filters each branch: the function runs only when it would hold the batch. A held event of this very resource
+  // committed after this statement's snapshot came with a write of the same row, which the statement's row lock or
+  // version guard meets first.
   const keys = batch.rows.map((r) => r.orderingKey);
   // Held events exist only while the connection's guard is tripped: its row, by key, settles the question for every
   // other write; the lookup of the keys (0038-held-plans) runs only behind it, once for both branches.

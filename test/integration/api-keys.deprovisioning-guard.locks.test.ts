@@ -40,11 +40,12 @@ const configure = async (settings: Record<string, unknown>) => {
   expect(res.statusCode, res.body).toBe(200);
 };
 
-/** Resolves when a backend of this database waits for a heavyweight lock: a write stuck behind the row. */
+/** Resolves when a backend of this database waits for a row lock: a write stuck behind the guard's row. */
 async function aWriteWaitsForALock(): Promise<"waits"> {
   for (;;) {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+      where datname = current_database() and wait_event_type = 'Lock'
+        and wait_event in ('transactionid', 'tuple')`.execute(database.db);
     if ((rows[0]?.n ?? 0) > 0) return "waits";
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
