@@ -1,8 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
 
 /** Debian's Chromium; CI installs it when missing. */
 export const CHROMIUM = process.env.ROSTER_CHROMIUM ?? "/usr/bin/chromium";
@@ -140,4 +143,29 @@ export async function horizontalOverflow(page: Page): Promise<number> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return;
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Serves `app` on a loopback port and opens Chromium for it. `clipboard`: the pages may read and write the
+ * clipboard (the copy buttons).
+ */
+export async function servePortal(
+  app: FastifyInstance,
+  options: { readonly clipboard?: boolean } = {},
+): Promise<{ origin: string; browser: Browser }> {
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const browser = await launchBrowser();
+  if (options.clipboard === true) {
+    await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+  }
+  return { origin, browser };
+}
+
+/** What every portal page is held to once it has settled: no serious axe violation, nothing scrolling sideways. */
+export async function checkPage(browser: Browser, page: Page, name: string): Promise<void> {
+  await browser.settled(page);
+  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+  expect(await horizontalOverflow(page), `horizontal overflow on ${name}`).toBeLessThanOrEqual(0);
+  await screenshot(page, `${name}-${page.viewportSize()?.width ?? 0}`);
 }

@@ -1,4 +1,3 @@
-import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createObservability, type Observability } from "../../src/observability/index.js";
@@ -6,7 +5,7 @@ import { ManualClock } from "../../src/platform/clock.js";
 import { createLogger } from "../../src/platform/logger.js";
 import type { Webhooks } from "../../src/webhooks/index.js";
 import { ADMIN_TOKEN, createTestApp, createTestDatabase, type TestApp } from "../helpers/app.js";
-import { type Browser, horizontalOverflow, launchBrowser, screenshot, seriousViolations } from "../helpers/browser.js";
+import { type Browser, checkPage, servePortal } from "../helpers/browser.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { TEST_SECRETS, testWebhooks } from "../helpers/webhooks.js";
@@ -37,9 +36,7 @@ beforeAll(async () => {
     secrets: TEST_SECRETS,
     extra: { webhooks, observability: obs, publicUrl: () => origin },
   });
-  await t.app.listen({ host: "127.0.0.1", port: 0 });
-  origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  browser = await launchBrowser();
+  ({ origin, browser } = await servePortal(t.app));
 });
 
 afterAll(async () => {
@@ -53,10 +50,7 @@ afterAll(async () => {
 const visited = new Map<string, string>();
 
 async function check(page: Page, name: string): Promise<void> {
-  await browser.settled(page);
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-  expect(await horizontalOverflow(page), `horizontal overflow on ${name}`).toBeLessThanOrEqual(0);
-  await screenshot(page, `${name}-${page.viewportSize()?.width ?? 0}`);
+  await checkPage(browser, page, name);
   visited.set(name, new URL(page.url()).pathname);
 }
 

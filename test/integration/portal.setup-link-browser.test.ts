@@ -1,11 +1,10 @@
-import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createObservability, type Observability } from "../../src/observability/index.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { createLogger } from "../../src/platform/logger.js";
 import { ADMIN_TOKEN, createTestApp, createTestDatabase, type TestApp } from "../helpers/app.js";
-import { type Browser, horizontalOverflow, launchBrowser, screenshot, seriousViolations } from "../helpers/browser.js";
+import { type Browser, checkPage, servePortal } from "../helpers/browser.js";
 import { idpBody } from "../helpers/idp-fixtures.js";
 import { TEST_SECRETS } from "../helpers/webhooks.js";
 
@@ -33,10 +32,7 @@ beforeAll(async () => {
     secrets: TEST_SECRETS,
     extra: { observability: obs, publicUrl: () => origin },
   });
-  await t.app.listen({ host: "127.0.0.1", port: 0 });
-  origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  browser = await launchBrowser();
-  await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+  ({ origin, browser } = await servePortal(t.app, { clipboard: true }));
 });
 
 afterAll(async () => {
@@ -57,10 +53,7 @@ async function admin<T>(method: string, path: string, body?: unknown): Promise<T
 }
 
 async function check(page: Page, name: string): Promise<void> {
-  await browser.settled(page);
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-  expect(await horizontalOverflow(page), `horizontal overflow on ${name}`).toBeLessThanOrEqual(0);
-  await screenshot(page, `${name}-${page.viewportSize()?.width ?? 0}`);
+  await checkPage(browser, page, name);
 }
 
 /** What the copy button put on the clipboard. */

@@ -1,11 +1,10 @@
-import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/platform/clock.js";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.js";
 import type { Webhooks } from "../../src/webhooks/index.js";
 import { ADMIN_TOKEN, createTestApp, createTestDatabase, type TestApp } from "../helpers/app.js";
-import { type Browser, horizontalOverflow, launchBrowser, screenshot, seriousViolations } from "../helpers/browser.js";
+import { type Browser, checkPage, servePortal } from "../helpers/browser.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { TEST_SECRETS, testWebhooks } from "../helpers/webhooks.js";
 
@@ -27,10 +26,7 @@ beforeAll(async () => {
   webhooks = testWebhooks(database.db, clock);
   receiver = await startWebhookReceiver("all");
   t = await createTestApp({ database, clock, secrets: TEST_SECRETS, extra: { webhooks, publicUrl: () => origin } });
-  await t.app.listen({ host: "127.0.0.1", port: 0 });
-  origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  browser = await launchBrowser();
-  await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+  ({ origin, browser } = await servePortal(t.app, { clipboard: true }));
 });
 
 afterAll(async () => {
@@ -41,10 +37,7 @@ afterAll(async () => {
 });
 
 async function check(page: Page, name: string): Promise<void> {
-  await browser.settled(page);
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-  expect(await horizontalOverflow(page), `horizontal overflow on ${name}`).toBeLessThanOrEqual(0);
-  await screenshot(page, `${name}-${page.viewportSize()?.width ?? 0}`);
+  await checkPage(browser, page, name);
 }
 
 async function signIn(page: Page, path: string): Promise<void> {
