@@ -29,11 +29,12 @@ export function guardedEventRows(batch: OutboxBatch, rows: string, when: RawBuil
   // version guard meets first.
   const keys = batch.rows.map((r) => r.orderingKey);
   // Held events exist only while the connection's guard is tripped: its row, by key, settles the question for every
-  // other write; the lookup of the keys (0038-held-plans) runs only behind it, once for both branches.
+  // other write; the lookup of the keys (0038-held-plans) runs only behind it.
   const holds = sql`(coalesce((select g.tripped_time is not null from deprovisioning_guards g
     where g.client_id = ${batch.directoryId}::text), false)
     and roster_holds_any(${batch.directoryId}::text, ${keys}::text[]))`;
-  return sql`select v.* from (select ${rows}::json as j, ${holds} as held) p, lateral (
+  // `offset 0` keeps `p` a subquery of its own: pulled up, its test would be copied into both branches and run twice.
+  return sql`select v.* from (select ${rows}::json as j, ${holds} as held offset 0) p, lateral (
       select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
       from rows from (json_to_recordset(p.j)
         as (id uuid, event text, "orderingKey" text, data text, body text, "keyActor" uuid, "keyId" uuid))

@@ -31,6 +31,7 @@ import * as activeUserCounts from "./0035-active-user-counts.js";
 import * as heldLookups from "./0036-held-lookups.js";
 import * as sharedGuardLock from "./0037-shared-guard-lock.js";
 import * as heldPlans from "./0038-held-plans.js";
+import * as heldKeyCheck from "./0039-held-key-check.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0036-held-lookups": heldLookups,
   "0037-shared-guard-lock": sharedGuardLock,
   "0038-held-plans": heldPlans,
+  "0039-held-key-check": heldKeyCheck,
 };
