@@ -44,3 +44,14 @@ export function guardedEventRows(batch: OutboxBatch, rows: string, when: RawBuil
       ${routed(sql`p.j`)} where p.held
     ) v`;
 }
+
+/**
+ * For a batch that may deprovision, a column `trip_announced` of the writing statement's result: whether its
+ * connection's guard was tripped and its trip announced, as the statement's snapshot saw the guard row (a trip made
+ * by this very statement is not seen: its write claims the warning after commit). Nothing for other batches.
+ */
+export function tripAnnouncedColumn(batch: OutboxBatch | undefined): RawBuilder<unknown> {
+  if (batch === undefined || batch.directoryId === null || !batch.rows.some(mayDeprovision)) return sql``;
+  return sql`, coalesce((select g.tripped_time is not null and g.warned from deprovisioning_guards g
+    where g.client_id = ${batch.directoryId}::text), false) as trip_announced`;
+}

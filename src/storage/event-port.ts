@@ -98,6 +98,18 @@ const INACTIVE = /"active"\s*:\s*(?:false|"false")/;
 export const mayDeprovision = (row: OutboxRow): boolean =>
   row.event === "user.deleted" || (row.event === "user.updated" && INACTIVE.test(row.data));
 
+/**
+ * Batches whose writing statement found their connection's trip already announced: its guard row said tripped and
+ * warned in the statement's own snapshot (tripAnnouncedColumn, event-guard.ts). The guard's post-commit claim of the
+ * warning (one WARN line per trip) can skip them: such a write cannot have tripped the guard itself, since a trip
+ * needs the guard untripped when the write counts. Any other batch is claimed as before.
+ */
+const announced = new WeakSet<OutboxBatch>();
+export const markTripAnnounced = (batch: OutboxBatch): void => {
+  announced.add(batch);
+};
+export const tripAnnounced = (batch: OutboxBatch): boolean => announced.has(batch);
+
 /** `sink`, with `then` called after each commit as well (the composition root wakes the webhook dispatcher so). */
 export function afterCommit(sink: EventSink, then: (batch: OutboxBatch) => void): EventSink {
   return {

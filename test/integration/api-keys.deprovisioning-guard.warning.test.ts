@@ -1,0 +1,81 @@
+import { Writable } from "node:stream";
+import { sql } from "kysely";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { waitFor } from "../helpers/roster-process.js";
+import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+
+/**
+ * A trip is announced by one WARN line, claimed after commit by the write that tripped (or, if that instance never
+ * got to it, by the connection's next deactivation). Once the guard row says the trip is announced, the
+ * connection's further deactivations see so in their own statement and make no claim: no round trip per held write.
+ */
+const TRIPPED = "deprovisioning guard tripped";
+let t: TestApp & { queries: { queries: { sql: string }[] } };
+let c: SeededClient;
+let logs = "";
+let n = 0;
+
+beforeAll(async () => {
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs += String(chunk);
+      done();
+    },
+  });
+  t = (await createTestApp({ queries: true, extra: { logger: pino({ level: "warn" }, sink) } })) as typeof t;
+  c = await seedClient(t);
+  const res = await adminCall(t, "PATCH", `/scimClients/${c.clientId}/deprovisioningGuard`, {
+    enabled: true,
+    share_percent: 1,
+    min_count: 2,
+    window_seconds: 3600,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+});
+afterAll(async () => t?.close());
+
+async function user(): Promise<string> {
+  n += 1;
+  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `w${n}@example.com` });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().id as string;
+}
+async function deactivate(id: string): Promise<void> {
+  const res = await scim(t, c, "PATCH", `/Users/${id}`, {
+    schemas: [PATCH_OP],
+    Operations: [{ op: "replace", path: "active", value: false }],
+  });
+  expect(res.statusCode, res.body).toBe(200);
+}
+const warnings = () => logs.split("\n").filter((line) => line.includes(TRIPPED)).length;
+const claims = () => t.queries.queries.filter((q) => /set warned = true/.test(q.sql)).length;
+
+describe("the trip's warning", () => {
+  it("is logged once per trip, and held deactivations of an announced trip make no claim", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push(await user());
+    for (const id of ids.slice(0, 3)) await deactivate(id);
+    await waitFor("the trip's WARN line", async () => warnings() === 1, 5_000);
+    expect(claims()).toBe(3);
+
+    // Held (with the deactivation that tripped): the trip is announced, so neither deactivation claims it again.
+    await deactivate(ids[3] ?? "");
+    await deactivate(ids[4] ?? "");
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from held_events
+      where client_id = ${c.clientId} and key_actor is null and key_id is null`.execute(t.db);
+    expect(rows[0]?.n).toBe(3);
+
+    // An announcement that never happened (its instance stopped after the trip's commit) is made by the next
+    // deactivation: its statement sees the trip unannounced.
+    await sql`update deprovisioning_guards set warned = false where client_id = ${c.clientId}`.execute(t.db);
+    await deactivate(ids[5] ?? "");
+    await waitFor("the second WARN line", async () => warnings() === 2, 5_000);
+    expect(claims()).toBe(4);
+    await deactivate(ids[6] ?? "");
+    expect(claims()).toBe(4);
+    expect(warnings()).toBe(2);
+  });
+});
