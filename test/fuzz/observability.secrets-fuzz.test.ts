@@ -1,12 +1,11 @@
-import { Writable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createObservability, type Observability } from "../../src/observability/index.js";
 import { ManualClock } from "../../src/platform/clock.js";
-import { createLogger } from "../../src/platform/logger.js";
 import { createTestApp, createTestDatabase, type WebhooksApp } from "../helpers/app.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { secretsExtension } from "../helpers/extensions.js";
+import { captureLog } from "../helpers/log-capture.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { type PlainReceiver, startPlainReceiver } from "../helpers/webhook-receiver.js";
 import { check, countStatus, runsFor, timeoutFor } from "./harness.js";
@@ -19,13 +18,7 @@ import { check, countStatus, runsFor, timeoutFor } from "./harness.js";
 const EXT = "urn:example:fuzz:1.0:User";
 const EXTENSION = secretsExtension(EXT, "FuzzUser", "kioskPin");
 
-let lines = "";
-const sink = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    lines += chunk.toString("utf8");
-    done();
-  },
-});
+const log = captureLog("debug");
 let t: WebhooksApp;
 let obs: Observability;
 let c: SeededClient;
@@ -40,7 +33,7 @@ beforeAll(async () => {
   const database = await createTestDatabase();
   const clock = new ManualClock(Date.now());
   // Every SCIM request writes a line at debug level: the property reads them all.
-  const logger = createLogger("debug", { destination: sink });
+  const logger = log.logger;
   obs = createObservability({ db: database.db, clock, logger });
   t = await createTestApp({
     database,
@@ -181,7 +174,7 @@ describe("secrets fuzz: no generated secret is kept anywhere a person reads", ()
   it(`the SCIM request log and log lines (${logRuns} cases)`, { timeout: timeoutFor(logRuns * 5) }, async () => {
     const arbitrary = fc.tuple(cases, secret, fc.integer({ min: 0, max: 2 }));
     await check("request log secrets", arbitrary, logRuns, async ([make, s, which]) => {
-      lines = "";
+      log.lines.length = 0;
       const k = make(s);
       const res = await t.request({
         method: k.method,
@@ -193,7 +186,7 @@ describe("secrets fuzz: no generated secret is kept anywhere a person reads", ()
       expect(res.statusCode, res.body).toBeLessThan(500);
       const where = `${k.method} ${JSON.stringify(k.body ?? k.url(""))} → ${res.statusCode}`;
       expect(await requestLogText(), `request log after ${where}`).not.toContain(s);
-      expect(lines, `log lines after ${where}`).not.toContain(s);
+      expect(log.text(), `log lines after ${where}`).not.toContain(s);
       expect(res.body, `SCIM answer to ${where}`).not.toContain(s);
     });
   });
@@ -212,7 +205,7 @@ describe("secrets fuzz: no generated secret is kept anywhere a person reads", ()
       (n: string, s: string) => JSON.stringify({ [n]: s }).slice(0, -3),
     );
     await check("event log secrets", fc.tuple(name, form, secret, secret), hookRuns, async ([n, f, s, pw]) => {
-      lines = "";
+      log.lines.length = 0;
       answer = f(n, s);
       const created = await scim(t, hooked, "POST", "/Users", {
         schemas: [USER_SCHEMA],
@@ -234,7 +227,7 @@ describe("secrets fuzz: no generated secret is kept anywhere a person reads", ()
         .execute();
       expect(rows).toHaveLength(1);
       const feed = await adminCall(t, "GET", `/events?organization_id=${hooked.organizationId}&after=now`);
-      const stored = `${events.body}${JSON.stringify(rows)}${feed.body}${lines}`;
+      const stored = `${events.body}${JSON.stringify(rows)}${feed.body}${log.text()}`;
       expect(stored, `answer ${JSON.stringify(answer)}`).not.toContain(s);
       expect(stored, "the user's password").not.toContain(pw);
     });

@@ -1,9 +1,8 @@
-import { Writable } from "node:stream";
 import { sql } from "kysely";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { captureLog } from "../helpers/log-capture.js";
 import { waitFor } from "../helpers/roster-process.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
@@ -15,17 +14,11 @@ import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.
 const TRIPPED = "deprovisioning guard tripped";
 let t: TestApp & { queries: { queries: { sql: string }[] } };
 let c: SeededClient;
-let logs = "";
+const log = captureLog("warn");
 let n = 0;
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      logs += String(chunk);
-      done();
-    },
-  });
-  t = (await createTestApp({ queries: true, extra: { logger: pino({ level: "warn" }, sink) } })) as typeof t;
+  t = (await createTestApp({ queries: true, extra: { logger: log.logger } })) as typeof t;
   c = await seedClient(t);
   const res = await adminCall(t, "PATCH", `/scimClients/${c.clientId}/deprovisioningGuard`, {
     enabled: true,
@@ -50,7 +43,7 @@ async function deactivate(id: string): Promise<void> {
   });
   expect(res.statusCode, res.body).toBe(200);
 }
-const warnings = () => logs.split("\n").filter((line) => line.includes(TRIPPED)).length;
+const warnings = () => log.lines.filter((line) => line.includes(TRIPPED)).length;
 const claims = () => t.queries.queries.filter((q) => /set warned = true/.test(q.sql)).length;
 
 describe("the trip's warning", () => {

@@ -1,31 +1,18 @@
-import { Writable } from "node:stream";
 import { expect, it } from "vitest";
 import { createObservability } from "../../src/observability/index.js";
 import { ManualClock } from "../../src/platform/clock.js";
-import { createLogger, type LogFormat } from "../../src/platform/logger.js";
+import type { LogFormat } from "../../src/platform/logger.js";
 import { createIssuedKey, rawKey, verifyKey } from "../helpers/api-keys.js";
 import { createTestApp, createTestDatabase } from "../helpers/app.js";
+import { captureLog } from "../helpers/log-capture.js";
 import { adminCall, scim, seedClient } from "../helpers/seed.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 import { testWebhooks } from "../helpers/webhooks.js";
 import { ADMIN_TOKEN, PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
-/** Every line the app logs, captured at `level` in `format`. */
-function capture(level: "trace" | "info", format: LogFormat) {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString("utf8"));
-      done();
-    },
-  });
-  const logger = createLogger(level, { format, destination });
-  return { logger, lines };
-}
-
 /** An app logging into `lines`, its request log writer and webhooks logging there too. */
 async function loggedApp(level: "trace" | "info", format: LogFormat) {
-  const { logger, lines } = capture(level, format);
+  const { logger, lines } = captureLog(level, format);
   const database = await createTestDatabase();
   const clock = new ManualClock(Date.now());
   const observability = createObservability({ db: database.db, clock, logger });
@@ -139,7 +126,7 @@ it("logs a failed SCIM request and an admin change at info, a successful SCIM re
 });
 
 it("prints readable single lines with a local time in the pretty format", async () => {
-  const { logger, lines } = capture("info", "pretty");
+  const { logger, lines } = captureLog("info", "pretty");
   logger.info({ status: 404, clientId: "acme" }, "SCIM request failed");
   await new Promise<void>((resolve) => logger.flush(() => resolve()));
   const line = lines.join("");

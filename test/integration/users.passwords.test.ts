@@ -1,8 +1,6 @@
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REDACT_PATHS } from "../../src/platform/logger.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { captureLog } from "../helpers/log-capture.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 
@@ -10,18 +8,11 @@ import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 const PASSWORD = "Correct-Horse-9!";
 let t: TestApp;
 let c: SeededClient;
-let logs = "";
+const log = captureLog("debug");
 let n = 0;
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      logs += String(chunk);
-      done();
-    },
-  });
-  const logger = pino({ level: "debug", redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, sink);
-  t = await createTestApp({ extra: { logger } });
+  t = await createTestApp({ extra: { logger: log.logger } });
   c = await seedClient(t);
 });
 afterAll(async () => t.close());
@@ -67,8 +58,8 @@ describe("the password is never returned", () => {
       password: PASSWORD,
     });
     expect(res.statusCode).toBe(500);
-    expect(logs).toContain("SCIM request failed");
-    expect(logs).not.toContain(PASSWORD);
+    expect(log.text()).toContain("SCIM request failed");
+    expect(log.text()).not.toContain(PASSWORD);
   });
 });
 
