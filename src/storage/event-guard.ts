@@ -2,47 +2,62 @@ import { type RawBuilder, sql } from "kysely";
 import { uuidv7 } from "../platform/ids.js";
 import { mayDeprovision, type OutboxBatch } from "./event-port.js";
 
-/**
- * The rows of a SCIM connection's `batch` to publish now, as the body of the `ev_rows` clause of the statement that
- * writes a change's events: `roster_route_events` (0030-deprovisioning-guard) counts the batch's deprovisioning events
- * against its connection's guard, trips the guard when the window's count exceeds both limits (writing the
- * `connection.deprovisioning_held` event itself), and holds the whole batch in `held_events` while the connection
- * holds a deprovisioning change or any earlier event of the same resource. Held batches yield no rows here, so none
- * of their rows is expanded into `api_key.*` events while held.
- *
- * Columns: id, event, ordering_key, data, body, key_actor, key_id, n (the event's position in the batch). Nothing
- * is written unless `when` holds. `rows` is JSON.stringify(batch.rows), made once by the caller.
- */
-export function guardedEventRows(batch: OutboxBatch, rows: string, when: RawBuilder<unknown>): RawBuilder<unknown> {
-  const tripId = uuidv7(batch.createdAt.getTime());
-  const routed = (json: RawBuilder<unknown>) => sql`select g.id, g.event, g.ordering_key, g.data, g.body, g.key_actor,
-      g.key_id, g.n
-    from roster_route_events((select ${when}), ${batch.organizationId}::uuid, ${batch.directoryId}::text,
-      ${batch.createdAt}::timestamptz, ${batch.webhook}::boolean, ${batch.traceparent}::text, ${json}, ${tripId}::uuid)
-      as g`;
-  if (batch.rows.some(mayDeprovision)) return routed(sql`${rows}::json`);
-  // A batch that deprovisions nothing is held only behind a held event of one of its resources (the function's
-  // tests when it counts nothing): decided here in SQL, so such a write skips the guard's function and parses none
-  // of its rows' data, even while its connection holds other users' changes. The test is made once, in `p`, and
-  // filters each branch: the function runs only when it would hold the batch. A held event of this very resource
-  // committed after this statement's snapshot came with a write of the same row, which the statement's row lock or
-  // version guard meets first.
-  const keys = batch.rows.map((r) => r.orderingKey);
-  // Held events exist only while the connection's guard is tripped: its row, by key, settles the question for every
-  // other write; the lookup of the keys (0038-held-plans) runs only behind it.
-  const holds = sql`(coalesce((select g.tripped_time is not null from deprovisioning_guards g
-    where g.client_id = ${batch.directoryId}::text), false)
-    and roster_holds_any(${batch.directoryId}::text, ${keys}::text[]))`;
-  // `offset 0` keeps `p` a subquery of its own: pulled up, its test would be copied into both branches and run twice.
-  return sql`select v.* from (select ${rows}::json as j, ${holds} as held offset 0) p, lateral (
-      select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
-      from rows from (json_to_recordset(p.j)
+/** A batch's rows, from the JSON parameter `j`: id, event, ordering_key, data, body, key_actor, key_id, n. */
+const batchRows = (j: RawBuilder<unknown>) => sql`rows from (json_to_recordset(${j})
         as (id uuid, event text, "orderingKey" text, data text, body text, "keyActor" uuid, "keyId" uuid))
-        with ordinality as r(id, event, ordering_key, data, body, key_actor, key_id, n)
-      where ${when} and not p.held
-      union all
-      ${routed(sql`p.j`)} where p.held
-    ) v`;
+        with ordinality as r(id, event, ordering_key, data, body, key_actor, key_id, n)`;
+
+/**
+ * The WITH-list entries that route a SCIM connection's `batch` through its deprovisioning guard, ending with
+ * `ev_rows`: the rows to publish now (columns id, event, ordering_key, data, body, key_actor, key_id, n — n the
+ * event's position in the batch). Nothing is written unless `when` holds. `rows` is JSON.stringify(batch.rows), made
+ * once by the caller.
+ *
+ * A batch that may deprovision goes through `roster_route_events` (0030-deprovisioning-guard), which counts its
+ * deprovisioning events against the connection's guard, trips the guard when the window's count exceeds both limits
+ * (writing the `connection.deprovisioning_held` event itself), and holds the whole batch in `held_events` while the
+ * connection holds a deprovisioning change or any earlier event of the same resource. Held batches yield no rows in
+ * `ev_rows`, so none of their rows is expanded into `api_key.*` events while held.
+ */
+export function guardedEventClauses(batch: OutboxBatch, rows: string, when: RawBuilder<unknown>): RawBuilder<unknown> {
+  if (batch.rows.some(mayDeprovision)) {
+    const tripId = uuidv7(batch.createdAt.getTime());
+    return sql`ev_rows as (select g.id, g.event, g.ordering_key, g.data, g.body, g.key_actor, g.key_id, g.n
+      from roster_route_events((select ${when}), ${batch.organizationId}::uuid, ${batch.directoryId}::text,
+        ${batch.createdAt}::timestamptz, ${batch.webhook}::boolean, ${batch.traceparent}::text, ${rows}::json,
+        ${tripId}::uuid) as g)`;
+  }
+  // A batch that deprovisions nothing is held only behind a held event of one of its resources: decided and done
+  // here in SQL, so such a write runs none of the guard's function and parses none of its rows' data, even while its
+  // connection holds other users' changes. Held events exist only while the guard is tripped: its row settles the
+  // question for every other write, and the keys are looked up (0038-held-plans) only behind it. A held event of
+  // this very resource committed after the statement's snapshot came with a write of the same row, which the
+  // statement's row lock or version guard meets first.
+  //
+  // A batch to hold then takes the guard row `for share`, as a held deprovisioning write does: a release ends the
+  // hold under the row's lock (for update) only once nothing is held, so it waits for this write and then finds its
+  // rows. The locking read sees the row's latest version: if the hold ended after the snapshot, every held event
+  // was published by then, and the batch flows after them.
+  const keys = batch.rows.map((r) => r.orderingKey);
+  const dir = sql`${batch.directoryId}::text`;
+  const tripped = (lock: RawBuilder<unknown>) => sql`coalesce((select g.tripped_time is not null
+    from deprovisioning_guards g where g.client_id = ${dir}${lock}), false)`;
+  return sql`ev_p as (select ${rows}::json as j,
+        ${tripped(sql``)} and roster_holds_any(${dir}, ${keys}::text[]) and ${tripped(sql` for share`)} as held),
+      ev_held as (
+        insert into held_events (id, client_id, organization_id, event, ordering_key, data, body, create_time,
+          traceparent, key_actor, key_id)
+        select r.id, ${dir}, ${batch.organizationId}::uuid, r.event,
+          coalesce(r.key_actor::text, r.key_id::text, r.ordering_key), r.data,
+          case when ${batch.webhook}::boolean then r.body end,
+          ${batch.createdAt}::timestamptz, ${batch.traceparent}::text, r.key_actor, r.key_id
+        from ev_p p, ${batchRows(sql`p.j`)}
+        where p.held and ${when}
+        order by r.n
+      ),
+      ev_rows as (select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
+        from ev_p p, ${batchRows(sql`p.j`)}
+        where not p.held and ${when})`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "./database.js";
-import { guardedEventRows } from "./event-guard.js";
+import { guardedEventClauses } from "./event-guard.js";
 import { keyEventData, uuidv7Of } from "./key-event-sql.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
@@ -49,12 +49,12 @@ export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): Ra
   // A SCIM connection's batch goes through its deprovisioning guard, which may hold it; admin events bypass it.
   const published =
     batch.source === "scim" && batch.directoryId !== null
-      ? guardedEventRows(batch, rows, when)
-      : sql`select v.* from rows from (json_to_recordset(${rows}::json)
+      ? guardedEventClauses(batch, rows, when)
+      : sql`ev_rows as (select v.* from rows from (json_to_recordset(${rows}::json)
           as (id uuid, event text, "orderingKey" text, data text, body text, "keyActor" uuid, "keyId" uuid))
           with ordinality as v(id, event, ordering_key, data, body, key_actor, key_id, n)
-        where ${when}`;
-  const recorded = sql`ev_rows as (${published})${expanded}, ev_events as (
+        where ${when})`;
+  const recorded = sql`${published}${expanded}, ev_events as (
         insert into directory_events (id, organization_id, directory_id, source, event, create_time, data)
         select r.id, ${batch.organizationId}::uuid, ${batch.directoryId}::text, ${batch.source}, r.event,
           ${batch.createdAt}::timestamptz, r.data

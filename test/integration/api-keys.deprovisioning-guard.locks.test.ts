@@ -1,4 +1,5 @@
-import { sql } from "kysely";
+import { sql, type Transaction } from "kysely";
+import type { Database } from "../../src/storage/schema.js";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
@@ -52,19 +53,51 @@ async function aWriteWaitsForALock(): Promise<"waits"> {
 }
 
 /**
- * Runs `write` while another transaction holds the connection's guard row for share, and answers what came first:
- * the write's answer, or the write waiting for a lock. The write ends (200) once the share has ended, either way.
+ * Runs `write` while another transaction holds the connection's guard row (`for share` or `for update`), and answers
+ * what came first: the write's answer, or the write waiting for a lock. `meanwhile` runs in that transaction once the
+ * race is decided (a release ending the hold, say). The write ends (200) once the lock is released, either way.
  */
-async function whileRowShared(write: () => Promise<{ statusCode: number; body: string }>): Promise<"passed" | "waits"> {
+async function whileRowLocked(
+  mode: "share" | "update",
+  write: () => Promise<{ statusCode: number; body: string }>,
+  meanwhile: (trx: Transaction<Database>) => Promise<unknown> = async () => undefined,
+): Promise<"passed" | "waits"> {
   let pending: Promise<{ statusCode: number; body: string }> | undefined;
   const first = await database.db.transaction().execute(async (trx) => {
-    await sql`select 1 from deprovisioning_guards where client_id = ${c.clientId} for share`.execute(trx);
+    await sql`select 1 from deprovisioning_guards where client_id = ${c.clientId} for ${sql.raw(mode)}`.execute(trx);
     pending = write();
-    return Promise.race([pending.then(() => "passed" as const), aWriteWaitsForALock()]);
+    const raced = await Promise.race([pending.then(() => "passed" as const), aWriteWaitsForALock()]);
+    await meanwhile(trx);
+    return raced;
   });
   const res = await pending;
   expect(res?.statusCode, res?.body).toBe(200);
   return first;
+}
+const whileRowShared = (write: () => Promise<{ statusCode: number; body: string }>) => whileRowLocked("share", write);
+
+/** The connection tripped, with one held event of `id` (as a held deactivation leaves it). */
+async function holdOne(id: string): Promise<void> {
+  await sql`insert into deprovisioning_guards (client_id, tripped_time) values (${c.clientId}, now())
+    on conflict (client_id) do update set tripped_time = now()`.execute(database.db);
+  await sql`insert into held_events (id, client_id, organization_id, event, ordering_key, data, create_time)
+    values (gen_random_uuid(), ${c.clientId}, ${c.organizationId}::uuid, 'user.updated', ${id}, '{}', now())`.execute(
+    database.db,
+  );
+}
+const rename = (id: string, displayName: string) =>
+  scim(t, c, "PATCH", `/Users/${id}`, {
+    schemas: [PATCH_OP],
+    Operations: [{ op: "replace", path: "displayName", value: displayName }],
+  });
+/** Where the `user.updated` event of `id` carrying `displayName` is: in the feed, or held. */
+async function whereIs(id: string, displayName: string): Promise<{ feed: number; held: number }> {
+  const { rows } = await sql<{ feed: number; held: number }>`select
+    (select count(*)::int from directory_events where event = 'user.updated' and data::jsonb->>'id' = ${id}
+      and data like ${`%${displayName}%`}) as feed,
+    (select count(*)::int from held_events where ordering_key = ${id}
+      and data like ${`%${displayName}%`}) as held`.execute(database.db);
+  return rows[0] ?? { feed: -1, held: -1 };
 }
 
 describe("the guard row's lock", () => {
@@ -90,5 +123,25 @@ describe("the guard row's lock", () => {
     await configure({ enabled: true, min_count: 100 });
     const id = await user();
     expect(await whileRowShared(() => deactivate(id))).toBe("waits");
+  });
+  it("a write held behind a held event of its user takes the row too: a release ending the hold waits for it", async () => {
+    const [x, y] = [await user(), await user()];
+    await holdOne(x);
+    // The other user's write holds nothing and takes no lock.
+    expect(await whileRowLocked("update", () => rename(y, "Flows"))).toBe("passed");
+    expect(await whileRowLocked("update", () => rename(x, "Held"))).toBe("waits");
+    expect(await whereIs(y, "Flows")).toEqual({ feed: 1, held: 0 });
+    expect(await whereIs(x, "Held")).toEqual({ feed: 0, held: 1 });
+  });
+
+  it("a write that waited for a release which ended the hold flows: it sees the guard row as the release left it", async () => {
+    const x = await user();
+    await holdOne(x);
+    const release = async (trx: Transaction<Database>) => {
+      await sql`delete from held_events where client_id = ${c.clientId}`.execute(trx);
+      await sql`update deprovisioning_guards set tripped_time = null where client_id = ${c.clientId}`.execute(trx);
+    };
+    expect(await whileRowLocked("update", () => rename(x, "After release"), release)).toBe("waits");
+    expect(await whereIs(x, "After release")).toEqual({ feed: 1, held: 0 });
   });
 });

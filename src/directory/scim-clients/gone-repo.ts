@@ -8,6 +8,7 @@ import { ClientGoneError } from "./errors.js";
 const CLIENT_GONE_CONSTRAINTS: readonly string[] = [
   "webhook_outbox_client_fkey",
   "directory_events_client_fkey",
+  "held_events_client_fkey",
   "identities_organization_fkey",
   "directory_groups_organization_fkey",
 ];
