@@ -86,17 +86,14 @@ export interface EventSink {
   committed(batch: OutboxBatch): void;
 }
 
-/** A top-level `"active": false` (or `"false"`) in JSON text, wherever it is: see mayDeprovision. */
-const INACTIVE = /"active"\s*:\s*(?:false|"false")/;
-
 /**
- * Whether `row` may be a deprovisioning change as the deprovisioning guard counts one (`roster_route_events`,
- * 0030-deprovisioning-guard): a `user.deleted`, or a `user.updated` whose data's `active` is false. It never misses
- * one (data is JSON.stringify's text) and may match more (an `"active":false` nested in an extension): the guard's own
- * count decides; this only spares the rows that cannot count the guard's work.
+ * Whether `row` is a deprovisioning change as the deprovisioning guard counts one (`roster_route_events`,
+ * 0040-deactivations-counted): a `user.deleted`, or the key suspension that comes with a deactivation — the change
+ * that makes an active user inactive — in the same batch (a KeyEvents row of `api_key.suspended` for the user). An
+ * update of a user who was already inactive is none.
  */
 export const mayDeprovision = (row: OutboxRow): boolean =>
-  row.event === "user.deleted" || (row.event === "user.updated" && INACTIVE.test(row.data));
+  row.event === "user.deleted" || (row.event === "api_key.suspended" && row.keyActor !== undefined);
 
 /**
  * Batches whose writing statement found their connection's trip already announced: its guard row said tripped and

@@ -32,6 +32,7 @@ import * as heldLookups from "./0036-held-lookups.js";
 import * as sharedGuardLock from "./0037-shared-guard-lock.js";
 import * as heldPlans from "./0038-held-plans.js";
 import * as heldKeyCheck from "./0039-held-key-check.js";
+import * as deactivationsCounted from "./0040-deactivations-counted.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0037-shared-guard-lock": sharedGuardLock,
   "0038-held-plans": heldPlans,
   "0039-held-key-check": heldKeyCheck,
+  "0040-deactivations-counted": deactivationsCounted,
 };
