@@ -63,6 +63,15 @@ async function main(): Promise<void> {
           ],
         },
       }),
+      // A profile change: the write of a steady directory, which the deprovisioning guard never holds.
+      rename: (i) => ({
+        method: "PATCH",
+        url: `${base}/Users/${ids[i % USERS]}`,
+        payload: {
+          schemas: [PATCH_SCHEMA],
+          Operations: [{ op: "replace", path: "displayName", value: `Renamed ${i}` }],
+        },
+      }),
       put: (i) => ({
         method: "PUT",
         url: `${base}/Users/${ids[i % USERS]}`,
