@@ -10,7 +10,7 @@ import {
   schemasFor,
 } from "../schema/registry.js";
 import type { AttributeDefinition } from "../schema/types.js";
-import { clone, isObject, isUnassigned } from "./json.js";
+import { isObject, isUnassigned } from "./json.js";
 import type { JsonObject, JsonValue, ScimObject } from "./types.js";
 
 const renameSubAttributes = (definition: AttributeDefinition, value: JsonValue): JsonValue => {
@@ -41,7 +41,11 @@ const canonicalAttributes = (attributes: readonly AttributeDefinition[], object:
   return out;
 };
 
-/** A deep copy of a stored resource in the registry's spelling, so comparisons and lookups are exact. */
+/**
+ * A stored resource in the registry's spelling, so comparisons and lookups are exact. The objects it renames are
+ * new; values it keeps as they are (strings, simple multi-valued attributes, unknown keys) are shared with `current`:
+ * the result is for reading, and a caller that changes it copies it first (applyPatch's Patcher does).
+ */
 export const canonicalize = (
   resource: ResourceName,
   current: ScimObject,
@@ -50,10 +54,9 @@ export const canonicalize = (
   const core = coreSchemaOf(resource);
   const [coreSchema, ...extensions] = schemasFor(resource, registry);
   const coreAttributes = [...(coreSchema?.attributes ?? []), ...COMMON_ATTRIBUTES];
-  const copy = clone(current);
   const topLevel: JsonObject = {};
   const extensionObjects: JsonObject = {};
-  for (const [key, value] of Object.entries(copy)) {
+  for (const [key, value] of Object.entries(current)) {
     const urn = canonicalSchemaUrn(resource, key, registry);
     const extension = extensions.find((s) => s.id === urn);
     if (urn !== undefined && urn !== core && extension !== undefined && isObject(value)) {
