@@ -27,34 +27,20 @@ export function guardedEventClauses(batch: OutboxBatch, rows: string, when: RawB
         ${batch.createdAt}::timestamptz, ${batch.webhook}::boolean, ${batch.traceparent}::text, ${rows}::json,
         ${tripId}::uuid) as g)`;
   }
-  // A batch that deprovisions nothing is held only behind a held event of one of its resources: decided and done
-  // here in SQL, so such a write runs none of the guard's function and parses none of its rows' data, even while its
-  // connection holds other users' changes. Held events exist only while the guard is tripped: its row settles the
+  // A batch that deprovisions nothing is held only behind a held event of one of its resources, and never goes
+  // through the guard's counting function. Held events exist only while the guard is tripped: its row settles the
   // question for every other write, and the keys are looked up (0038-held-plans) only behind it. A held event of
   // this very resource committed after the statement's snapshot came with a write of the same row, which the
-  // statement's row lock or version guard meets first.
-  //
-  // A batch to hold then takes the guard row `for share`, as a held deprovisioning write does: a release ends the
-  // hold under the row's lock (for update) only once nothing is held, so it waits for this write and then finds its
-  // rows. The locking read sees the row's latest version: if the hold ended after the snapshot, every held event
-  // was published by then, and the batch flows after them.
+  // statement's row lock or version guard meets first. `roster_hold_batch` (0041-held-batches) then holds the batch
+  // under the guard row's shared lock, or answers that the hold ended meanwhile. The test runs once, in `ev_p`.
   const keys = batch.rows.map((r) => r.orderingKey);
   const dir = sql`${batch.directoryId}::text`;
-  const tripped = (lock: RawBuilder<unknown>) => sql`coalesce((select g.tripped_time is not null
-    from deprovisioning_guards g where g.client_id = ${dir}${lock}), false)`;
-  return sql`ev_p as (select ${rows}::json as j,
-        ${tripped(sql``)} and roster_holds_any(${dir}, ${keys}::text[]) and ${tripped(sql` for share`)} as held),
-      ev_held as (
-        insert into held_events (id, client_id, organization_id, event, ordering_key, data, body, create_time,
-          traceparent, key_actor, key_id)
-        select r.id, ${dir}, ${batch.organizationId}::uuid, r.event,
-          coalesce(r.key_actor::text, r.key_id::text, r.ordering_key), r.data,
-          case when ${batch.webhook}::boolean then r.body end,
-          ${batch.createdAt}::timestamptz, ${batch.traceparent}::text, r.key_actor, r.key_id
-        from ev_p p, ${batchRows(sql`p.j`)}
-        where p.held and ${when}
-        order by r.n
-      ),
+  return sql`ev_p as materialized (select q.j,
+        coalesce((select g.tripped_time is not null from deprovisioning_guards g where g.client_id = ${dir}), false)
+        and roster_holds_any(${dir}, ${keys}::text[])
+        and roster_hold_batch((select ${when}), ${batch.organizationId}::uuid, ${dir}, ${batch.createdAt}::timestamptz,
+          ${batch.webhook}::boolean, ${batch.traceparent}::text, q.j) as held
+        from (select ${rows}::json as j) q),
       ev_rows as (select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
         from ev_p p, ${batchRows(sql`p.j`)}
         where not p.held and ${when})`;

@@ -4,6 +4,7 @@ import { createIssuedKey, verifyKey } from "../helpers/api-keys.js";
 import { createTestApp, type ReceiverApp } from "../helpers/app.js";
 import { PATCH_OP, PRODUCT, TENANT, USER_SCHEMA } from "../helpers/constants.js";
 import * as heldPlans from "../../src/storage/migrations/0038-held-plans.js";
+import * as heldBatches from "../../src/storage/migrations/0041-held-batches.js";
 import { createTestDatabase, type OldTestDatabase } from "../helpers/database.js";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
 
@@ -12,8 +13,8 @@ import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
  * the rows that stand for their `api_key.*` events. After 0033-released-events their release writes those events in
  * their place all the same, as for a change held since (docs/deprovisioning.md). The app runs on a database migrated to
  * 0032; a change held before 0032 is one whose key rows are deleted from `held_events`. Today's writes ask a tripped
- * connection's held rows through a function of 0038-held-plans, which the test adds to the old schema while the app
- * writes there and takes away before the upgrade.
+ * connection's held rows through a function of 0038-held-plans and hold through one of 0041-held-batches, which the
+ * test adds to the old schema while the app writes there and takes away before the upgrade.
  */
 let database: OldTestDatabase;
 let t: ReceiverApp;
@@ -24,6 +25,7 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrated: "0032-held-key-events" });
   t = await createTestApp({ database, receiver: true });
   await heldPlans.up(t.db as unknown as Kysely<unknown>);
+  await heldBatches.up(t.db as unknown as Kysely<unknown>);
   t.receiver.knows("all");
   c = t.client;
 });
@@ -78,6 +80,7 @@ describe("a hold across the upgrade past 0032", () => {
     await deactivate(later.id);
     expect(await keyRows()).toBe(1);
 
+    await heldBatches.down(t.db as unknown as Kysely<unknown>);
     await heldPlans.down(t.db as unknown as Kysely<unknown>);
     await database.migrateToLatest();
     const state = (await adminCall(t, "GET", `/scimClients/${c.clientId}/deprovisioningGuard`)).json();

@@ -33,6 +33,7 @@ import * as sharedGuardLock from "./0037-shared-guard-lock.js";
 import * as heldPlans from "./0038-held-plans.js";
 import * as heldKeyCheck from "./0039-held-key-check.js";
 import * as deactivationsCounted from "./0040-deactivations-counted.js";
+import * as heldBatches from "./0041-held-batches.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0038-held-plans": heldPlans,
   "0039-held-key-check": heldKeyCheck,
   "0040-deactivations-counted": deactivationsCounted,
+  "0041-held-batches": heldBatches,
 };
