@@ -156,7 +156,7 @@ describe("keys follow their person, served by indexes", () => {
       .slice(before)
       .find((q) => q.sql.includes("roster_holds_any") && q.sql.includes("update identities"));
     expect(write).toBeDefined();
-    // Asked once per statement, not once per branch of the statement: the write is run again in a transaction
+    // Asked once per statement, however the planner lays the statement out: the write is run again in a transaction
     // rolled back, its events removed first so their ids are free.
     const eventIds = (write?.parameters ?? [])
       .filter((p): p is string => typeof p === "string" && p.startsWith("[{"))
