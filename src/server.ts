@@ -85,11 +85,12 @@ async function serve(
   // Behind a trusted proxy without ROSTER_PUBLIC_URL, each request's forwarded scheme and host make the base URL.
   const publicUrlFromRequest = config.publicUrl === undefined && config.trustProxy !== false;
   let warnings: readonly string[] = [];
+  // The request log's writer and its partition upkeep run in the background: their lines are demoted at shutdown.
   const observability = createObservability({
     db: storage.db,
     writerDb: storage.bookkeeping,
     clock: systemClock,
-    logger,
+    logger: quiet.logger,
     retentionDays: config.requestLogRetentionDays,
     pools: storage.pools,
     ...(tracing === undefined ? {} : { tracer: tracing.tracer }),
@@ -185,11 +186,11 @@ async function serve(
   resealWebhookSecrets(
     new ScimClientRepo(storage.db),
     new SecretBox(secrets),
-    logger,
+    quiet.logger,
     new RetiredWebhookRepo(storage.db),
     new SetupLinkRepo(storage.db),
   ).catch((e: unknown) =>
-    logger.error({ err: e }, "re-encrypting webhook secrets failed; it is retried at the next start"),
+    quiet.logger.error({ err: e }, "re-encrypting webhook secrets failed; it is retried at the next start"),
   );
   logger.info(
     { url: `${scheme}://${host}:${port}`, engine: storage.engine, ms: Date.now() - startedAt },
