@@ -58,7 +58,13 @@ export async function openStorage(config: Config, logger: Logger, hooks: Storage
   try {
     const timeouts = config.databaseTimeouts;
     const dbLog = logger.child({ component: "database" });
-    const onConnectionError = (e: Error) => dbLog.warn({ err: e.message }, "a pooled database connection broke");
+    // Reported a moment later: Ctrl-C reaches the embedded PostgreSQL in the same instant as Roster, and its
+    // connections may break before Roster's own signal handler runs; the shutdown then demotes the line (the logger
+    // is the demotable one). A real outage is reported all the same, 100 ms on.
+    const onConnectionError = (e: Error) => {
+      const message = e.message;
+      setTimeout(() => dbLog.warn({ err: message }, "a pooled database connection broke"), 100).unref();
+    };
     // One probe of the database for all its pools: an outage is found once, and felt by every pool at once.
     const liveness = new DatabaseLiveness(url, timeouts.connectMs);
     const pools = { url, timeouts, onConnectionError, pooling, liveness };

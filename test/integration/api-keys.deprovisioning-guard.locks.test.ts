@@ -1,6 +1,6 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../src/storage/schema.js";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
 import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
@@ -108,6 +108,13 @@ describe("the guard row's lock", () => {
     expect((await deactivate(b)).statusCode).toBe(200);
     const state = await adminCall(t, "GET", `/scimClients/${c.clientId}/deprovisioningGuard`);
     expect(state.json()).toMatchObject({ state: "HOLDING" });
+    // The trip's warning is claimed after the tripping write's answer (an update of the row): once it is, nothing
+    // but the write below can wait for the row.
+    await vi.waitFor(async () => {
+      const { rows } = await sql<{ warned: boolean }>`select warned from deprovisioning_guards
+        where client_id = ${c.clientId}`.execute(database.db);
+      expect(rows[0]?.warned).toBe(true);
+    });
     expect(await whileRowShared(() => deactivate(d))).toBe("passed");
     const held = await adminCall(t, "GET", `/scimClients/${c.clientId}/deprovisioningGuard`);
     expect(held.json()).toMatchObject({ state: "HOLDING", held_events: 2 });
