@@ -2,8 +2,8 @@ import { type RawBuilder, sql } from "kysely";
 import { uuidv7 } from "../platform/ids.js";
 import { mayDeprovision, type OutboxBatch } from "./event-port.js";
 
-/** A batch's rows, from the JSON parameter `j`: id, event, ordering_key, data, body, key_actor, key_id, n. */
-const batchRows = (j: RawBuilder<unknown>) => sql`rows from (json_to_recordset(${j})
+/** A batch's rows, from the JSON `j` (OutboxRow[]), as `r`: id, event, ordering_key, data, body, key_actor, key_id, n. */
+export const batchRows = (j: RawBuilder<unknown>) => sql`rows from (json_to_recordset(${j})
         as (id uuid, event text, "orderingKey" text, data text, body text, "keyActor" uuid, "keyId" uuid))
         with ordinality as r(id, event, ordering_key, data, body, key_actor, key_id, n)`;
 

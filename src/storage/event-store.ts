@@ -1,6 +1,6 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "./database.js";
-import { guardedEventClauses } from "./event-guard.js";
+import { batchRows, guardedEventClauses } from "./event-guard.js";
 import { keyEventData, uuidv7Of } from "./key-event-sql.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
@@ -50,10 +50,7 @@ export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): Ra
   const published =
     batch.source === "scim" && batch.directoryId !== null
       ? guardedEventClauses(batch, rows, when)
-      : sql`ev_rows as (select v.* from rows from (json_to_recordset(${rows}::json)
-          as (id uuid, event text, "orderingKey" text, data text, body text, "keyActor" uuid, "keyId" uuid))
-          with ordinality as v(id, event, ordering_key, data, body, key_actor, key_id, n)
-        where ${when})`;
+      : sql`ev_rows as (select r.* from ${batchRows(sql`${rows}::json`)} where ${when})`;
   const recorded = sql`${published}${expanded}, ev_events as (
         insert into directory_events (id, organization_id, directory_id, source, event, create_time, data)
         select r.id, ${batch.organizationId}::uuid, ${batch.directoryId}::text, ${batch.source}, r.event,

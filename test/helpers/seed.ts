@@ -19,6 +19,20 @@ export async function adminCall(
   });
 }
 
+/**
+ * Sets a connection's deprovisioning guard (on, by default, with the settings given on top of a 1 %, one-hour
+ * window); fails the test unless 200.
+ */
+export async function configureGuard(t: TestApp, clientId: string, settings: Record<string, unknown>): Promise<void> {
+  const res = await adminCall(t, "PATCH", `/scimClients/${clientId}/deprovisioningGuard`, {
+    enabled: true,
+    share_percent: 1,
+    window_seconds: 3600,
+    ...settings,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+}
+
 export interface SeededClient {
   readonly organizationId: string;
   readonly clientId: string;

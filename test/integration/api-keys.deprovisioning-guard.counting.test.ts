@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
-import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { adminCall, configureGuard, createUser, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 import { useTestApp } from "../helpers/suite.js";
 
 /**
@@ -12,18 +12,12 @@ import { useTestApp } from "../helpers/suite.js";
  */
 const { t } = useTestApp();
 let c: SeededClient;
-let n = 0;
 
 beforeEach(async () => {
   c = await seedClient(t);
 });
 
-async function user(): Promise<string> {
-  n += 1;
-  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `k${n}@example.com` });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().id as string;
-}
+const user = async (): Promise<string> => (await createUser(t, c, {}, "k")).id as string;
 const patch = async (id: string, op: Record<string, unknown>) => {
   const res = await scim(t, c, "PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: [op] });
   expect(res.statusCode, res.body).toBe(200);
@@ -45,13 +39,7 @@ const published = async (id: string) => {
 
 describe("what the guard counts", () => {
   it("a deactivation once: later writes of an inactive user neither count nor wait, unless held behind one", async () => {
-    const res = await adminCall(t, "PATCH", `/scimClients/${c.clientId}/deprovisioningGuard`, {
-      enabled: true,
-      share_percent: 1,
-      min_count: 2,
-      window_seconds: 3600,
-    });
-    expect(res.statusCode, res.body).toBe(200);
+    await configureGuard(t, c.clientId, { min_count: 2 });
     const [a, b, d] = [await user(), await user(), await user()];
     await deactivate(a);
     await deactivate(b);

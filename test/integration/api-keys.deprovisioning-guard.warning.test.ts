@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { PATCH_OP, USER_SCHEMA } from "../helpers/constants.js";
+import { PATCH_OP } from "../helpers/constants.js";
 import { captureLog } from "../helpers/log-capture.js";
 import { waitFor } from "../helpers/roster-process.js";
-import { adminCall, type SeededClient, scim, seedClient } from "../helpers/seed.js";
+import { configureGuard, createUser, type SeededClient, scim, seedClient } from "../helpers/seed.js";
 
 /**
  * A trip is announced by one WARN line, claimed after commit by the write that tripped (or, if that instance never
@@ -15,27 +15,15 @@ const TRIPPED = "deprovisioning guard tripped";
 let t: TestApp & { queries: { queries: { sql: string }[] } };
 let c: SeededClient;
 const log = captureLog("warn");
-let n = 0;
 
 beforeAll(async () => {
   t = (await createTestApp({ queries: true, extra: { logger: log.logger } })) as typeof t;
   c = await seedClient(t);
-  const res = await adminCall(t, "PATCH", `/scimClients/${c.clientId}/deprovisioningGuard`, {
-    enabled: true,
-    share_percent: 1,
-    min_count: 2,
-    window_seconds: 3600,
-  });
-  expect(res.statusCode, res.body).toBe(200);
+  await configureGuard(t, c.clientId, { min_count: 2 });
 });
 afterAll(async () => t?.close());
 
-async function user(): Promise<string> {
-  n += 1;
-  const res = await scim(t, c, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `w${n}@example.com` });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().id as string;
-}
+const user = async (): Promise<string> => (await createUser(t, c, {}, "w")).id as string;
 async function deactivate(id: string): Promise<void> {
   const res = await scim(t, c, "PATCH", `/Users/${id}`, {
     schemas: [PATCH_OP],
