@@ -13,8 +13,8 @@ import { rethrowClientGone } from "./scim-clients/gone-repo.js";
  */
 export { publishEvents as eventWrites, writeEvents } from "../storage/event-store.js";
 export type { RecordEvents } from "../storage/event-store.js";
-export { tripAnnouncedColumn } from "../storage/event-guard.js";
-export { markTripAnnounced } from "../storage/event-port.js";
+export { claimSparedColumn } from "../storage/event-guard.js";
+export { markClaimSpared } from "../storage/event-port.js";
 
 /** Runs `work` in a transaction whose events `record` writes, and announces them to `sink` once it committed. */
 export function transactionWithEvents<T>(

@@ -47,12 +47,15 @@ export function guardedEventClauses(batch: OutboxBatch, rows: string, when: RawB
 }
 
 /**
- * For a batch that may deprovision, a column `trip_announced` of the writing statement's result: whether its
- * connection's guard was tripped and its trip announced, as the statement's snapshot saw the guard row (a trip made
- * by this very statement is not seen: its write claims the warning after commit). Nothing for other batches.
+ * For a batch that may deprovision, a column `claim_spared` of the writing statement's result: whether the write
+ * can skip the guard's post-commit claim of the trip warning, because it cannot be the write that tripped the guard
+ * without announcing it. Either its connection's guard was tripped and its trip announced, as the statement's
+ * snapshot saw the guard row, or its batch flowed (`ev_rows` holds rows): a write that trips the guard holds its
+ * own batch. A trip made by this very statement is not seen in the snapshot: its batch is held, so its write
+ * claims the warning after commit. Nothing for other batches.
  */
-export function tripAnnouncedColumn(batch: OutboxBatch | undefined): RawBuilder<unknown> {
+export function claimSparedColumn(batch: OutboxBatch | undefined): RawBuilder<unknown> {
   if (batch === undefined || batch.directoryId === null || !batch.rows.some(mayDeprovision)) return sql``;
-  return sql`, coalesce((select g.tripped_time is not null and g.warned from deprovisioning_guards g
-    where g.client_id = ${batch.directoryId}::text), false) as trip_announced`;
+  return sql`, (exists (select 1 from ev_rows) or coalesce((select g.tripped_time is not null and g.warned
+    from deprovisioning_guards g where g.client_id = ${batch.directoryId}::text), false)) as claim_spared`;
 }

@@ -96,16 +96,15 @@ export const mayDeprovision = (row: OutboxRow): boolean =>
   row.event === "user.deleted" || (row.event === "api_key.suspended" && row.keyActor !== undefined);
 
 /**
- * Batches whose writing statement found their connection's trip already announced: its guard row said tripped and
- * warned in the statement's own snapshot (tripAnnouncedColumn, event-guard.ts). The guard's post-commit claim of the
- * warning (one WARN line per trip) can skip them: such a write cannot have tripped the guard itself, since a trip
- * needs the guard untripped when the write counts. Any other batch is claimed as before.
+ * Batches whose writing statement showed they cannot be the write that tripped their connection's guard without
+ * announcing it (claimSparedColumn, event-guard.ts): the trip was already announced, or the batch flowed. The
+ * guard's post-commit claim of the warning (one WARN line per trip) skips them; any other batch is claimed.
  */
-const announced = new WeakSet<OutboxBatch>();
-export const markTripAnnounced = (batch: OutboxBatch): void => {
-  announced.add(batch);
+const spared = new WeakSet<OutboxBatch>();
+export const markClaimSpared = (batch: OutboxBatch): void => {
+  spared.add(batch);
 };
-export const tripAnnounced = (batch: OutboxBatch): boolean => announced.has(batch);
+export const claimSpared = (batch: OutboxBatch): boolean => spared.has(batch);
 
 /** `sink`, with `then` called after each commit as well (the composition root wakes the webhook dispatcher so). */
 export function afterCommit(sink: EventSink, then: (batch: OutboxBatch) => void): EventSink {

@@ -1,6 +1,6 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
-import { mayDeprovision, type OutboxBatch, tripAnnounced } from "../events.js";
+import { mayDeprovision, type OutboxBatch, claimSpared } from "../events.js";
 import type { GuardRepo } from "./repo.js";
 import type { DiscardResult, GuardSettings, GuardState, ReleaseResult } from "./types.js";
 
@@ -72,7 +72,7 @@ export class DeprovisioningGuardService {
 
   /** After a committed change: one WARN line per trip, written by the one instance that claims it. */
   async afterCommit(batch: OutboxBatch): Promise<void> {
-    if (batch.directoryId === null || !isDeprovisioning(batch) || tripAnnounced(batch)) return;
+    if (batch.directoryId === null || !isDeprovisioning(batch) || claimSpared(batch)) return;
     const tripped = await this.#repo.claimTripWarning(batch.directoryId);
     if (tripped === undefined) return;
     this.#logger.warn(

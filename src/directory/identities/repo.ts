@@ -3,7 +3,7 @@ import type { Db } from "../../storage/database.js";
 import { preparedStatement } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import type { OutboxBatch } from "../events.js";
-import { eventWrites, markTripAnnounced, tripAnnouncedColumn } from "../events-repo.js";
+import { eventWrites, markClaimSpared, claimSparedColumn } from "../events-repo.js";
 import { rethrowClientGone } from "../scim-clients/gone-repo.js";
 import { digestOf, IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index-repo.js";
 import { ENTERPRISE_KEY, type Identifier } from "./document.js";
@@ -76,7 +76,7 @@ export async function updateUserAt(
   groups: boolean,
   events: OutboxBatch | undefined,
 ): Promise<UserRow | undefined> {
-  const { rows } = await USER_UPDATE_GUARDED.sql<UserRow & { trip_announced?: boolean }>`
+  const { rows } = await USER_UPDATE_GUARDED.sql<UserRow & { claim_spared?: boolean }>`
     with u as (
       update identities set user_name = ${values.user_name}, external_id = ${values.external_id},
         employee_number = ${values.employee_number}, active = ${values.active},
@@ -85,12 +85,12 @@ export async function updateUserAt(
       where organization_id = ${orgId} and id = ${id} and version = ${version}::bigint
       returning ${columnsOf(db, "identities", groups)}
     )${eventsClause(events)}
-    select u.*${tripAnnouncedColumn(events)} from u`
+    select u.*${claimSparedColumn(events)} from u`
     .execute(db)
     .catch(rethrowClientGone);
   const row = rows[0];
-  // A deactivation of a connection whose hold is announced spares the guard's claim its round trip after commit.
-  if (row?.trip_announced === true && events !== undefined) markTripAnnounced(events);
+  // A deactivation that flowed, or met an announced hold, spares the guard's claim its round trip after commit.
+  if (row?.claim_spared === true && events !== undefined) markClaimSpared(events);
   return row;
 }
 

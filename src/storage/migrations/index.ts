@@ -34,6 +34,7 @@ import * as heldPlans from "./0038-held-plans.js";
 import * as heldKeyCheck from "./0039-held-key-check.js";
 import * as deactivationsCounted from "./0040-deactivations-counted.js";
 import * as heldBatches from "./0041-held-batches.js";
+import * as untrippedHolds from "./0042-untripped-holds.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -72,4 +73,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0039-held-key-check": heldKeyCheck,
   "0040-deactivations-counted": deactivationsCounted,
   "0041-held-batches": heldBatches,
+  "0042-untripped-holds": untrippedHolds,
 };
