@@ -106,8 +106,9 @@ export interface IdentitiesTable {
   updated_at: Timestamp;
   /** Incremented by every update: the guard of optimistic writes. */
   version: Generated<number>;
-  /** The enterprise manager's value when it is a UUID, computed by PostgreSQL (0007-list-reads). */
+  /** Computed by PostgreSQL: the enterprise manager's value when a UUID (0007); `updated_at` to the hour (0043). */
   manager_id: GeneratedAlways<string | null>;
+  modified_hour: GeneratedAlways<Timestamp>;
 }
 
 export interface IdentityIdentifiersTable {
@@ -271,7 +272,6 @@ export interface WebhookEventsTable {
   client_id: string;
   organization_id: string;
   event: string;
-  /** The body that was sent. */
   payload: string;
   status_code: number | null;
   error: string | null;

@@ -108,7 +108,7 @@ describe(`EXPLAIN of the indexed filter forms on ${USERS} users`, () => {
       ["identity_identifiers_value_key"],
     ],
     ["id eq", () => `id eq "${someUser}"`, ["identities_"]],
-    ["meta.lastModified gt", () => `meta.lastModified gt "${recent()}"`, ["identities_org_updated_at_idx"]],
+    ["meta.lastModified gt", () => `meta.lastModified gt "${recent()}"`, ["identities_org_modified_hour_idx"]],
     [
       "an or of indexed forms",
       () => 'userName eq "u1@example.com" or externalId eq "x2" or emails.value eq "mail3@example.com"',

@@ -1,7 +1,8 @@
 import { type RawBuilder, type Selectable, type SqlBool, sql } from "kysely";
 import type { DirectoryGroupsTable } from "../../storage/schema.js";
 import type { Column, CoreColumns, Storage } from "../search/repo-compile.js";
-import { afterSortPosition, compileFilter, compileSort, coreColumn, sortValueOf } from "../search/repo-compile.js";
+import { compileFilter, coreColumn } from "../search/repo-compile.js";
+import { afterSortPosition, compileSort, sortValueOf } from "../search/repo-sort.js";
 import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
 import { type Executor, listGroups, toGroup } from "./repo.js";
 import type { GroupFilter, GroupList, GroupPage } from "./types.js";

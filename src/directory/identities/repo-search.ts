@@ -1,7 +1,8 @@
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../storage/database.js";
 import type { Column, CoreColumns, Storage } from "../search/repo-compile.js";
-import { afterSortPosition, compileFilter, compileSort, coreColumn, sortValueOf } from "../search/repo-compile.js";
+import { compileFilter, coreColumn } from "../search/repo-compile.js";
+import { afterSortPosition, compileSort, sortValueOf } from "../search/repo-sort.js";
 import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
 import { ENTERPRISE_KEY } from "./document.js";
 import { columnsOf, type UserRow } from "./repo-columns.js";
@@ -13,7 +14,16 @@ import type { UserFilter, UserPage } from "./types.js";
  * memberships, and the stored document `i.scim` for everything else (extension objects under their URN).
  */
 const USER_COLUMNS: CoreColumns = {
-  meta: { created: sql`i.created_at`, lastModified: sql`i.updated_at`, resourceType: sql`'User'::text` },
+  meta: {
+    created: sql`i.created_at`,
+    lastModified: sql`i.updated_at`,
+    // Indexed instead of updated_at so that most updates are HOT; the same expression as 0043-hot-user-updates.
+    lastModifiedCoarse: {
+      column: sql`i.modified_hour`,
+      of: (at) => sql`date_bin('1 hour', ${at}, timestamptz '2000-01-01 00:00:00+00')`,
+    },
+    resourceType: sql`'User'::text`,
+  },
   attributes: new Map<string, Column>([
     ["id", { expr: sql`i.id`, kind: "uuid" }],
     ["userName", { expr: sql`i.user_name`, kind: "text" }],

@@ -1,6 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import { isUuid } from "../../platform/ids.js";
-import { type FieldRef, type FilterNode, type Literal, type SortSpec, UnsupportedFilterError } from "./types.js";
+import { type FieldRef, type FilterNode, type Literal, UnsupportedFilterError } from "./types.js";
 
 type Sql = RawBuilder<unknown>;
 type Bool = RawBuilder<SqlBool>;
@@ -9,6 +9,18 @@ type Bool = RawBuilder<SqlBool>;
 export interface Column {
   readonly expr: Sql;
   readonly kind: "text" | "uuid" | "timestamptz" | "boolean";
+  /** For a timestamp the index does not hold itself: the indexed column that holds it coarsened (see Coarse). */
+  readonly coarse?: Coarse;
+}
+
+/**
+ * An indexed column that holds a timestamp column's value coarsened by a monotonic function (`of`, in SQL): every
+ * comparison of the timestamp implies one of the coarse values, which the index serves, and an order by the coarse
+ * value then the timestamp is the timestamp's order.
+ */
+export interface Coarse {
+  readonly column: Sql;
+  of(value: Sql): Sql;
 }
 
 /**
@@ -31,7 +43,12 @@ export interface Storage {
 
 /** The core attributes a resource keeps in its row: `meta`'s three sub-attributes and top-level columns by name. */
 export interface CoreColumns {
-  readonly meta: { readonly created: Sql; readonly lastModified: Sql; readonly resourceType: Sql };
+  readonly meta: {
+    readonly created: Sql;
+    readonly lastModified: Sql;
+    readonly lastModifiedCoarse?: Coarse;
+    readonly resourceType: Sql;
+  };
   readonly attributes: ReadonlyMap<string, Column>;
 }
 
@@ -40,7 +57,10 @@ export function coreColumn(field: FieldRef, columns: CoreColumns): Column | unde
   if (!field.core) return undefined;
   if (field.name === "meta") {
     if (field.sub === "created") return { expr: columns.meta.created, kind: "timestamptz" };
-    if (field.sub === "lastModified") return { expr: columns.meta.lastModified, kind: "timestamptz" };
+    if (field.sub === "lastModified") {
+      const coarse = columns.meta.lastModifiedCoarse;
+      return { expr: columns.meta.lastModified, kind: "timestamptz", ...(coarse === undefined ? {} : { coarse }) };
+    }
     if (field.sub === "resourceType") return { expr: columns.meta.resourceType, kind: "text" };
     return undefined;
   }
@@ -48,7 +68,7 @@ export function coreColumn(field: FieldRef, columns: CoreColumns): Column | unde
 }
 
 /** A JSON value: as jsonb, and as text (->>). */
-interface Json {
+export interface Json {
   readonly json: Sql;
   readonly text: Sql;
 }
@@ -58,8 +78,8 @@ type Element = { readonly field: FieldRef; readonly json: Sql } | { readonly fie
 const FALSE = sql<SqlBool>`false`;
 const TRUE = sql<SqlBool>`true`;
 const EMPTY = sql`'[]'::jsonb`;
-const arrayOf = (json: Sql) => sql`case when jsonb_typeof(${json}) = 'array' then ${json} else ${EMPTY} end`;
-const keyOf = (parent: Sql, key: string): Json => ({
+export const arrayOf = (json: Sql) => sql`case when jsonb_typeof(${json}) = 'array' then ${json} else ${EMPTY} end`;
+export const keyOf = (parent: Sql, key: string): Json => ({
   json: sql`(${parent} -> ${key}::text)`,
   text: sql`(${parent} ->> ${key}::text)`,
 });
@@ -168,13 +188,23 @@ function compareColumn(column: Column, field: FieldRef, op: string, value: Liter
         return sql<SqlBool>`(${column.expr} ${sql.raw(op === "eq" ? "=" : "<>")} ${value.toLowerCase()}::uuid)`;
       }
       return compareText(sql`${column.expr}::text`, field.caseExact, op, String(value));
-    case "timestamptz":
-      return sql<SqlBool>`(${column.expr} ${ordering(op)} ${String(value)}::timestamptz)`;
+    case "timestamptz": {
+      const at = sql`${String(value)}::timestamptz`;
+      const exact = sql<SqlBool>`(${column.expr} ${ordering(op)} ${at})`;
+      const range = column.coarse === undefined ? undefined : coarseRange(column.coarse, op, at);
+      return range === undefined ? exact : sql<SqlBool>`(${range} and ${exact})`;
+    }
     case "boolean":
       return sql<SqlBool>`(${column.expr} ${ordering(op)} ${value === true})`;
     default:
       return compareText(column.expr, field.caseExact, op, String(value));
   }
+}
+
+/** The coarse values a comparison `op` with `at` implies (none for `ne`): what the coarse column's index serves. */
+function coarseRange(coarse: Coarse, op: string, at: Sql): Bool | undefined {
+  const symbol = { gt: ">=", ge: ">=", lt: "<=", le: "<=", eq: "=" }[op];
+  return symbol === undefined ? undefined : sql<SqlBool>`(${coarse.column} ${sql.raw(symbol)} ${coarse.of(at)})`;
 }
 
 function compareJson(from: Json, field: FieldRef, op: string, value: Literal): Bool {
@@ -191,7 +221,7 @@ function compareJson(from: Json, field: FieldRef, op: string, value: Literal): B
 }
 
 /** A stored dateTime (validated as RFC 3339 on write); anything else reads as absent rather than failing the query. */
-const dateTimeOf = (text: Sql) =>
+export const dateTimeOf = (text: Sql) =>
   sql`(case when ${text} ~ '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}' then ${text}::timestamptz end)`;
 
 const ORDERING: Record<string, string> = { eq: "=", ne: "<>", gt: ">", ge: ">=", lt: "<", le: "<=" };
@@ -215,72 +245,4 @@ function compareText(text: Sql, caseExact: boolean, op: string, value: string): 
     default:
       return sql<SqlBool>`(${left} ${ordering(op)} ${right})`;
   }
-}
-
-/** The ORDER BY of a sort, ties broken by id so that offsets are exact; absent values sort last either way. */
-export function compileSort(sort: SortSpec, storage: Storage): Sql {
-  const direction = sql.raw(sort.descending ? "desc nulls last" : "asc nulls last");
-  return sql`${sortKey(sort.field, storage).expr} ${direction}, ${storage.id} asc`;
-}
-
-/** A row's sort value as text, as a sorted cursor carries it (null when the row has none). */
-export function sortValueOf(sort: SortSpec, storage: Storage): Sql {
-  return sql`(${sortKey(sort.field, storage).expr})::text`;
-}
-
-/**
- * The rows after a position of the sort (`value` as sortValueOf gave it, null for a row without one, and its id):
- * a keyset in compileSort's order — values in the sort's direction, nulls last, ties by id ascending — so a sorted
- * listing pages by cursor without OFFSET, and a row changed between two pages neither repeats nor hides the rest.
- */
-export function afterSortPosition(sort: SortSpec, storage: Storage, value: string | null, id: string): Bool {
-  const key = sortKey(sort.field, storage);
-  const after = sql<SqlBool>`${storage.id} > ${id}::uuid`;
-  if (value === null) return sql<SqlBool>`(${key.expr} is null and ${after})`;
-  const at = sql`${value}::${sql.raw(key.type)}`;
-  const beyond = sql.raw(sort.descending ? "<" : ">");
-  return sql<SqlBool>`(${key.expr} ${beyond} ${at} or (${key.expr} = ${at} and ${after}) or ${key.expr} is null)`;
-}
-
-/** A sort key and its SQL type, which a cursor's text value is cast back to. */
-interface SortKey {
-  readonly expr: Sql;
-  readonly type: "text" | "uuid" | "timestamptz" | "boolean" | "numeric";
-}
-
-function sortKey(field: FieldRef, storage: Storage): SortKey {
-  if (storage.membership(field) !== undefined) {
-    throw new UnsupportedFilterError(
-      `sortBy cannot name ${field.name}: sort by an attribute the resource holds itself`,
-      "sort",
-    );
-  }
-  const column = storage.column(field);
-  if (column !== undefined)
-    return column.kind === "text" && !field.caseExact
-      ? { expr: sql`lower(${column.expr})`, type: "text" }
-      : { expr: column.expr, type: column.kind };
-  const type: SortKey["type"] =
-    field.type === "number"
-      ? "numeric"
-      : field.type === "dateTime"
-        ? "timestamptz"
-        : field.type === "boolean"
-          ? "boolean"
-          : "text";
-  const typed = (from: Json): Sql => {
-    if (field.type === "number")
-      return sql`(case when jsonb_typeof(${from.json}) = 'number' then ${from.text}::numeric end)`;
-    if (field.type === "dateTime") return dateTimeOf(from.text);
-    if (field.type === "boolean")
-      return sql`(case when jsonb_typeof(${from.json}) = 'boolean' then ${from.text}::boolean end)`;
-    return field.caseExact ? from.text : sql`lower(${from.text})`;
-  };
-  const top = keyOf(storage.container(field), field.name);
-  if (!field.multiValued) return { expr: typed(field.sub === undefined ? top : keyOf(top.json, field.sub)), type };
-  // RFC 7644 §3.4.2.3: a multi-valued attribute sorts by its primary value, else its first.
-  const value = field.sub === undefined ? { json: sql`s.v`, text: sql`(s.v #>> '{}')` } : keyOf(sql`s.v`, field.sub);
-  const expr = sql`(select ${typed(value)} from jsonb_array_elements(${arrayOf(top.json)}) with ordinality as s(v, n)
-    order by (s.v -> 'primary') = 'true'::jsonb desc nulls last, s.n limit 1)`;
-  return { expr, type };
 }

@@ -35,6 +35,7 @@ import * as heldKeyCheck from "./0039-held-key-check.js";
 import * as deactivationsCounted from "./0040-deactivations-counted.js";
 import * as heldBatches from "./0041-held-batches.js";
 import * as untrippedHolds from "./0042-untripped-holds.js";
+import * as hotUserUpdates from "./0043-hot-user-updates.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -74,4 +75,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0040-deactivations-counted": deactivationsCounted,
   "0041-held-batches": heldBatches,
   "0042-untripped-holds": untrippedHolds,
+  "0043-hot-user-updates": hotUserUpdates,
 };
