@@ -66,6 +66,15 @@ describe("filters on /Users", () => {
     ["groups pr", ["bjensen", "jsmith", "ada"]],
     ['meta.lastModified gt "2030-01-01T00:00:00Z"', ["zed"]],
     ['meta.lastModified le "2030-01-01T00:00:00+01:00"', ["bjensen", "jsmith", "ada"]],
+    // zed was changed at 2031-01-01T00:00:00Z, on an hour's edge: the index holds hours, the exact time decides.
+    ['meta.lastModified ge "2031-01-01T00:00:00Z"', ["zed"]],
+    ['meta.lastModified gt "2031-01-01T00:00:00Z"', []],
+    ['meta.lastModified gt "2030-12-31T23:59:59.999Z"', ["zed"]],
+    ['meta.lastModified lt "2031-01-01T00:00:00Z"', ["bjensen", "jsmith", "ada"]],
+    ['meta.lastModified lt "2031-01-01T00:00:00.001Z"', ["bjensen", "jsmith", "ada", "zed"]],
+    ['meta.lastModified eq "2031-01-01T01:00:00+01:00"', ["zed"]],
+    ['meta.lastModified eq "2031-01-01T00:59:59Z"', []],
+    ['not (meta.lastModified ge "2031-01-01T00:30:00Z")', ["bjensen", "jsmith", "ada", "zed"]],
     ['(userName sw "a" or userName sw "b") and not (emails pr)', ["ada"]],
     [
       'userName eq "ada@example.com" or userName eq "zed@example.org" or externalId eq "js-2"',
