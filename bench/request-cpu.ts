@@ -14,6 +14,8 @@ import { seededUserName, userBody } from "./lib/scim.js";
 const USERS = Number(process.env.N ?? 2000);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const REQUESTS = Number(process.env.REQUESTS ?? 500);
+/** A comma-separated subset of the operations (all by default): e.g. `OPS=put` for a CPU profile of one. */
+const ONLY = process.env.OPS?.split(",");
 /** This process's CPU (every thread), in milliseconds. */
 const ownCpuMs = () => {
   const u = process.cpuUsage();
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
     let offset = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, next] of Object.entries(ops)) {
+        if (ONLY !== undefined && !ONLY.includes(name)) continue;
         for (let i = 0; i < 20; i++) await inject(next(offset + i));
         offset += 20;
         const r0 = ownCpuMs();
