@@ -100,6 +100,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: trustProxyOption(deps.trustProxy),
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    // Requests log through the service's logger, not a per-request child: nothing reads Fastify's request id
+    // binding, and the child was an allocation on every request (0.4–0.9 µs and its garbage, of a GET's ~200 µs).
+    childLoggerFactory: (logger) => logger,
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
     forceCloseConnections: "idle",
