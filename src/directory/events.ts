@@ -20,7 +20,7 @@ export interface DirectoryEvent {
  * committed.
  */
 export type { EventOrigin, EventSink, KeyEvents, OutboxBatch, OutboxRow, PortEvent } from "../storage/event-port.js";
-export { afterCommit, mayDeprovision, claimSpared } from "../storage/event-port.js";
+export { afterCommit, batchMayDeprovision, claimSpared } from "../storage/event-port.js";
 
 /** What an event records of the SCIM client whose request made the change (a ScimClient is one). */
 export interface EventClient {

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import { uuidv7 } from "../platform/ids.js";
-import { mayDeprovision, type OutboxBatch } from "./event-port.js";
+import { batchMayDeprovision, type OutboxBatch } from "./event-port.js";
 
 /** A batch's rows, from the JSON `j` (OutboxRow[]), as `r`: id, event, ordering_key, data, body, key_actor, key_id, n. */
 export const batchRows = (j: RawBuilder<unknown>) => sql`rows from (json_to_recordset(${j})
@@ -20,7 +20,7 @@ export const batchRows = (j: RawBuilder<unknown>) => sql`rows from (json_to_reco
  * `ev_rows`, so none of their rows is expanded into `api_key.*` events while held.
  */
 export function guardedEventClauses(batch: OutboxBatch, rows: string, when: RawBuilder<unknown>): RawBuilder<unknown> {
-  if (batch.rows.some(mayDeprovision)) {
+  if (batchMayDeprovision(batch)) {
     const tripId = uuidv7(batch.createdAt.getTime());
     return sql`ev_rows as (select g.id, g.event, g.ordering_key, g.data, g.body, g.key_actor, g.key_id, g.n
       from roster_route_events((select ${when}), ${batch.organizationId}::uuid, ${batch.directoryId}::text,
@@ -55,7 +55,7 @@ export function guardedEventClauses(batch: OutboxBatch, rows: string, when: RawB
  * claims the warning after commit. Nothing for other batches.
  */
 export function claimSparedColumn(batch: OutboxBatch | undefined): RawBuilder<unknown> {
-  if (batch === undefined || batch.directoryId === null || !batch.rows.some(mayDeprovision)) return sql``;
+  if (batch === undefined || batch.directoryId === null || !batchMayDeprovision(batch)) return sql``;
   return sql`, (exists (select 1 from ev_rows) or coalesce((select g.tripped_time is not null and g.warned
     from deprovisioning_guards g where g.client_id = ${batch.directoryId}::text), false)) as claim_spared`;
 }

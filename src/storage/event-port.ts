@@ -95,6 +95,9 @@ export interface EventSink {
 export const mayDeprovision = (row: OutboxRow): boolean =>
   row.event === "user.deleted" || (row.event === "api_key.suspended" && row.keyActor !== undefined);
 
+/** Whether a row of `batch` is a deprovisioning change: only such a batch is counted, and only it can trip the guard. */
+export const batchMayDeprovision = (batch: OutboxBatch): boolean => batch.rows.some(mayDeprovision);
+
 /**
  * Batches whose writing statement showed they cannot be the write that tripped their connection's guard without
  * announcing it (claimSparedColumn, event-guard.ts): the trip was already announced, or the batch flowed. The

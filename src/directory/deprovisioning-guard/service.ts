@@ -1,6 +1,6 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
-import { mayDeprovision, type OutboxBatch, claimSpared } from "../events.js";
+import { batchMayDeprovision, type OutboxBatch, claimSpared } from "../events.js";
 import type { GuardRepo } from "./repo.js";
 import type { DiscardResult, GuardSettings, GuardState, ReleaseResult } from "./types.js";
 
@@ -12,9 +12,6 @@ export interface CountMismatch {
   readonly mismatch: true;
   readonly held: number;
 }
-
-/** Only a batch the guard counts can trip it: every other write skips the claim's round trip. */
-const isDeprovisioning = (batch: OutboxBatch): boolean => batch.rows.some(mayDeprovision);
 
 /**
  * The deprovisioning guard of a connection (docs/deprovisioning.md): its settings, its state, and an admin's end of
@@ -70,9 +67,12 @@ export class DeprovisioningGuardService {
     return { discarded, heldUsersStillInactive: before.heldUsersStillInactive };
   }
 
-  /** After a committed change: one WARN line per trip, written by the one instance that claims it. */
+  /**
+   * After a committed change: one WARN line per trip, written by the one instance that claims it. Only a batch the
+   * guard counts can trip it, and not one its statement spared: every other write skips the claim's round trip.
+   */
   async afterCommit(batch: OutboxBatch): Promise<void> {
-    if (batch.directoryId === null || !isDeprovisioning(batch) || claimSpared(batch)) return;
+    if (batch.directoryId === null || !batchMayDeprovision(batch) || claimSpared(batch)) return;
     const tripped = await this.#repo.claimTripWarning(batch.directoryId);
     if (tripped === undefined) return;
     this.#logger.warn(
