@@ -62,12 +62,12 @@ try {
   }
   // The target organization, then the others (USERS spread over them), each user with the extension object.
   const seed = async (orgExpr: ReturnType<typeof sql>, from: number, to: number) =>
-    sql`insert into identities (id, organization_id, active, user_name, scim, traits, created_at, updated_at)
+    sql`insert into identities (id, organization_id, active, user_name, scim, traits, created_at, updated_at, modified_hour)
       select gen_random_uuid(), ${orgExpr}, true, 'user' || i || '@bench.local',
         jsonb_build_object('schemas', jsonb_build_array('urn:ietf:params:scim:schemas:core:2.0:User', ${URN}::text),
           'userName', 'user' || i || '@bench.local', 'active', true,
           ${URN}::text, jsonb_build_object('costCode', 'CC-' || i)),
-        '{}'::jsonb, now(), now()
+        '{}'::jsonb, now(), now(), date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00')
       from generate_series(${from}::int, ${to}::int) as i`.execute(db);
   // The per-row counter trigger would update one row 100 000 times in one transaction; the counts are set after.
   await sql`alter table identities disable trigger identities_count_inserted`.execute(db);

@@ -37,12 +37,12 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 // Identities as the Users API stores them, in one statement.
 let started = performance.now();
 const { rows: users } = await sql<{ id: string }>`
-  insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at)
+  insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at, modified_hour)
   select gen_random_uuid(), ${organizationId}::uuid, true, 'user' || i || '@bench.local',
     jsonb_build_object('schemas', jsonb_build_array('urn:ietf:params:scim:schemas:core:2.0:User'),
       'userName', 'user' || i || '@bench.local', 'active', true,
       'name', jsonb_build_object('givenName', 'Given' || i, 'familyName', 'Family' || i)),
-    now(), now()
+    now(), now(), date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00')
   from generate_series(1, ${USERS}::int) as i
   returning id`.execute(roster.db);
 await sql`analyze`.execute(roster.db);

@@ -30,10 +30,10 @@ const users: string[] = [];
 for (let from = 1; from <= LARGEST + SPARE; from += 10_000) {
   const to = Math.min(LARGEST + SPARE, from + 9_999);
   const { rows } = await sql<{ id: string }>`
-    insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at)
+    insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at, modified_hour)
     select gen_random_uuid(), ${organizationId}::uuid, true, 'user' || i || '@bench.local',
       jsonb_build_object('schemas', jsonb_build_array('urn:ietf:params:scim:schemas:core:2.0:User'),
-        'userName', 'user' || i || '@bench.local', 'active', true), now(), now()
+        'userName', 'user' || i || '@bench.local', 'active', true), now(), now(), date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00')
     from generate_series(${from}::int, ${to}::int) as i returning id`.execute(roster.db);
   users.push(...rows.map((r) => r.id));
 }

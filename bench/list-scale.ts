@@ -43,7 +43,7 @@ async function run(): Promise<void> {
   const newId = (version.rows[0]?.v ?? 0) >= 180_000 ? sql`uuidv7()` : sql`gen_random_uuid()`;
   await sql`
     insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, traits,
-      password_hash, created_at, updated_at)
+      password_hash, created_at, updated_at, modified_hour)
     select ${newId}, ${org.id}::uuid, true, u.user_name, 'ext-' || u.i, null,
       jsonb_build_object(
         'schemas', jsonb_build_array(${USER_SCHEMA}::text),
@@ -56,7 +56,7 @@ async function run(): Promise<void> {
         'username', u.user_name,
         'email', u.email,
         'name', jsonb_build_object('first', 'Given' || u.i, 'last', 'Family' || u.i)),
-      null, now(), now()
+      null, now(), now(), date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00')
     from (
       select i, 'user' || i || '@bench.local' as user_name, 'user' || i || '@work.bench.local' as email
       from generate_series(1, ${USERS}::int) as i

@@ -106,9 +106,9 @@ export interface IdentitiesTable {
   updated_at: Timestamp;
   /** Incremented by every update: the guard of optimistic writes. */
   version: Generated<number>;
-  /** Computed by PostgreSQL: the enterprise manager's value when a UUID (0007); `updated_at` to the hour (0043). */
-  manager_id: GeneratedAlways<string | null>;
-  modified_hour: GeneratedAlways<Timestamp>;
+  /** Written with the document: the enterprise manager's value when a UUID; `updated_at` to the hour (0044). */
+  manager_id: string | null;
+  modified_hour: Timestamp;
 }
 
 export interface IdentityIdentifiersTable {

@@ -1,3 +1,4 @@
+import { hourOf } from "../../src/directory/identities/repo.js";
 import { uuidv7 } from "../../src/platform/ids.js";
 import type { Db } from "../../src/storage/database.js";
 import { USER_SCHEMA } from "./constants.js";
@@ -17,6 +18,7 @@ function rowsOf(orgId: string, id: string, userName: string, scim: Record<string
       password_hash: null,
       created_at: now,
       updated_at: now,
+      modified_hour: hourOf(now),
     },
     identifier: { value: userName.toLowerCase(), identity_id: id, organization_id: orgId, kind: "userName" as const },
   };

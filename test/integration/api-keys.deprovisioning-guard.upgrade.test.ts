@@ -13,8 +13,9 @@ import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
  * the rows that stand for their `api_key.*` events. After 0033-released-events their release writes those events in
  * their place all the same, as for a change held since (docs/deprovisioning.md). The app runs on a database migrated to
  * 0032; a change held before 0032 is one whose key rows are deleted from `held_events`. Today's writes ask a tripped
- * connection's held rows through a function of 0038-held-plans and hold through one of 0041-held-batches, which the
- * test adds to the old schema while the app writes there and takes away before the upgrade.
+ * connection's held rows through a function of 0038-held-plans and hold through one of 0041-held-batches, and write a
+ * user's `manager_id` and `modified_hour` as plain columns (0044-written-derived-columns), which the test adds to the
+ * old schema while the app writes there and takes away before the upgrade.
  */
 let database: OldTestDatabase;
 let t: ReceiverApp;
@@ -26,6 +27,8 @@ beforeAll(async () => {
   t = await createTestApp({ database, receiver: true });
   await heldPlans.up(t.db as unknown as Kysely<unknown>);
   await heldBatches.up(t.db as unknown as Kysely<unknown>);
+  await sql`alter table identities alter column manager_id drop expression,
+    add column modified_hour timestamptz`.execute(t.db);
   t.receiver.knows("all");
   c = t.client;
 });
@@ -82,6 +85,8 @@ describe("a hold across the upgrade past 0032", () => {
 
     await heldBatches.down(t.db as unknown as Kysely<unknown>);
     await heldPlans.down(t.db as unknown as Kysely<unknown>);
+    // 0043 adds modified_hour as PostgreSQL computes it; 0044 leaves the plain manager_id as it is.
+    await sql`alter table identities drop column modified_hour`.execute(t.db);
     await database.migrateToLatest();
     const state = (await adminCall(t, "GET", `/scimClients/${c.clientId}/deprovisioningGuard`)).json();
     expect(state).toMatchObject({ state: "HOLDING", held_events: 5 });

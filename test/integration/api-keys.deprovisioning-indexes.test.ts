@@ -16,9 +16,9 @@ const { t, c, database } = useTestApp({ queries: true, seed: true });
 let explainer: pg.Client;
 
 beforeAll(async () => {
-  await sql`insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at)
+  await sql`insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at, modified_hour)
     select gen_random_uuid(), ${c.organizationId}::uuid, g % 2 = 0, 'bulk' || g || '@example.com',
-      '{}'::jsonb, now(), now()
+      '{}'::jsonb, now(), now(), date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00')
     from generate_series(1, 5000) g`.execute(database.db);
   await sql`insert into api_keys (key_id, kind, organization_id, name, actor_id, create_time, update_time)
     select gen_random_uuid(), 'issued', organization_id, 'bulk', id::text, now(), now() from identities`.execute(

@@ -114,9 +114,9 @@ describe("a group larger than one chunk of members", () => {
     const group = await createGroup(t, c, "Streamed");
     await sql`
       with made as (
-        insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at)
+        insert into identities (id, organization_id, active, user_name, scim, created_at, updated_at, modified_hour)
         select gen_random_uuid(), ${c.organizationId}::uuid, true, 'streamed-' || i || '@example.com',
-          jsonb_build_object('userName', 'streamed-' || i || '@example.com'), now(), now()
+          jsonb_build_object('userName', 'streamed-' || i || '@example.com'), now(), now(), date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00')
         from generate_series(1, ${n}::int) as i
         returning id, organization_id
       )

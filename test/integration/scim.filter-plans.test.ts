@@ -45,12 +45,14 @@ beforeAll(async () => {
     // Users changed one minute apart, each with a work email in the identifier index, all members of GROUP.
     await seed((trx) =>
       sql`with made as (
-          insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, created_at, updated_at)
+          insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, created_at, updated_at,
+            modified_hour)
           select gen_random_uuid(), ${c.organizationId}::uuid, true, 'u' || g || '@example.com', 'x' || g, 'e' || g,
             jsonb_build_object('schemas', jsonb_build_array('urn:ietf:params:scim:schemas:core:2.0:User'),
               'userName', 'u' || g || '@example.com', 'title', 'Title ' || (g % 100),
               'emails', jsonb_build_array(jsonb_build_object('value', 'Mail' || g || '@example.com', 'type', 'work'))),
-            now() - interval '1 year', now() - g * interval '1 minute'
+            now() - interval '1 year', now() - g * interval '1 minute',
+            date_bin('1 hour', now() - g * interval '1 minute', timestamptz '2000-01-01 00:00:00+00')
           from generate_series(${from}::int, ${to}::int) g
           returning id, organization_id, scim
         ), identifiers as (

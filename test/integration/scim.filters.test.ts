@@ -18,7 +18,7 @@ beforeAll(async () => {
   // zed was changed last, long after the others.
   await t.db
     .updateTable("identities")
-    .set({ updated_at: new Date("2031-01-01T00:00:00Z") })
+    .set({ updated_at: new Date("2031-01-01T00:00:00Z"), modified_hour: new Date("2031-01-01T00:00:00Z") })
     .where("id", "=", d.users.zed)
     .execute();
 });

@@ -69,7 +69,9 @@ beforeAll(async () => {
     expect(res.statusCode, res.body).toBe(201);
     const id = res.json().id as string;
     const lastModified = MODIFIED[n] as string;
-    await sql`update identities set updated_at = ${lastModified}::timestamptz where id = ${id}::uuid`.execute(t.db);
+    await sql`update identities set updated_at = ${lastModified}::timestamptz,
+      modified_hour = date_bin('1 hour', ${lastModified}::timestamptz, timestamptz '2000-01-01 00:00:00+00')
+      where id = ${id}::uuid`.execute(t.db);
     users.push({ id, userName: userName.toLowerCase(), familyName: familyName?.toLowerCase() ?? null, lastModified });
   }
   groups = [];

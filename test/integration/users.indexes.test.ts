@@ -16,10 +16,10 @@ const { t, c, database } = useTestApp({ queries: true, seed: true });
 let explainer: pg.Client;
 
 beforeAll(async () => {
-  await sql`insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, created_at, updated_at)
+  await sql`insert into identities (id, organization_id, active, user_name, external_id, employee_number, scim, created_at, updated_at, modified_hour)
     select gen_random_uuid(), ${c.organizationId}::uuid, true, 'bulk' || g || '@example.com', 'x' || g, 'e' || g,
       jsonb_build_object('schemas', jsonb_build_array('urn:ietf:params:scim:schemas:core:2.0:User'),
-        'userName', 'bulk' || g || '@example.com', 'active', true), now(), now()
+        'userName', 'bulk' || g || '@example.com', 'active', true), now(), now(), date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00')
     from generate_series(1, 5000) g`.execute(database.db);
   await sql`insert into directory_groups (id, organization_id, display_name, created_at, updated_at)
     values (${GROUP}::uuid, ${c.organizationId}::uuid, 'Bulk', now(), now())`.execute(database.db);

@@ -11,6 +11,7 @@ const values = (displayName: string) => ({
   external_id: null,
   employee_number: null,
   active: true,
+  manager_id: null,
   scim: { schemas: [USER_SCHEMA], userName: "opti@example.com", displayName },
   traits: {},
   now: new Date(),

@@ -174,6 +174,7 @@ export class IdentityCommands {
       { ...indexedColumnsOf(write.scim), scim: write.scim, traits, now: this.#clock.now() },
       view.groups,
       events,
+      document.active !== false,
     );
     if (user === undefined) return undefined;
     this.#events.committed(events);

@@ -42,14 +42,24 @@ export function primaryEmail(doc: UserDocument): string | undefined {
   return str(emails.find((e) => e.primary === true)?.value);
 }
 
-/** The indexed columns derived from a document. */
+/** The columns derived from a document, indexed or searched beside it. */
 export function columnsOf(doc: UserDocument) {
+  const enterprise = obj(doc[ENTERPRISE_KEY]);
   return {
     user_name: str(doc.userName) ?? "",
     external_id: str(doc.externalId) ?? null,
-    employee_number: str(obj(doc[ENTERPRISE_KEY])?.employeeNumber) ?? null,
+    employee_number: str(enterprise?.employeeNumber) ?? null,
     active: doc.active !== false,
+    manager_id: managerIdOf(enterprise),
   };
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** The enterprise manager's value when it is a UUID: only such a value can name a user of the directory. */
+function managerIdOf(enterprise: Record<string, unknown> | undefined): string | null {
+  const value = obj(enterprise?.manager)?.value;
+  return typeof value === "string" && UUID.test(value) ? value : null;
 }
 
 /** Structural equality of JSON values, independent of key order (jsonb reorders keys). */

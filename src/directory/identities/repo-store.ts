@@ -115,8 +115,9 @@ export class IdentityStore {
     values: Values,
     groups: boolean,
     events: OutboxBatch | undefined,
+    wasActive?: boolean,
   ): Promise<StoredUser | undefined> {
-    const row = await repo.updateUserAt(this.#db, orgId, id, version, values, groups, events);
+    const row = await repo.updateUserAt(this.#db, orgId, id, version, values, groups, events, wasActive);
     return row === undefined ? undefined : toStoredUser(row);
   }
 

@@ -29,9 +29,20 @@ export interface IdentityValues {
   external_id: string | null;
   employee_number: string | null;
   active: boolean;
+  /** The enterprise manager's value when it is a UUID (document.ts columnsOf): the key of manager lookups. */
+  manager_id: string | null;
   scim: Record<string, unknown>;
   traits: Record<string, unknown>;
 }
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * `modified_hour` of a row written at `now`: `updated_at` to the hour, which the index of `meta.lastModified` holds
+ * (0043-hot-user-updates). Every write of `updated_at` writes it too: computed here, not by PostgreSQL, since a
+ * stored generated column is parsed and planned again by every statement that writes the row (0044).
+ */
+export const hourOf = (now: Date): Date => new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
 
 /** The row a replace or patch starts from, read without a lock; see updateUserAt. */
 export async function readUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
@@ -65,7 +76,9 @@ const eventsClause = (events: OutboxBatch | undefined) => {
 /**
  * Optimistic update in one statement: the row is written only if its version is still `version`, and `events` only if
  * it was. Undefined when the row changed or vanished since it was read; the caller then starts over under a row lock.
- * Identifiers are not touched: only for writes that keep them.
+ * Identifiers are not touched: only for writes that keep them. `wasActive`, the `active` of the row at `version`:
+ * when it is the value written, the statement leaves the column out, and the trigger that counts a change of it
+ * (0035-active-user-counts) is not even evaluated.
  */
 export async function updateUserAt(
   db: Db,
@@ -75,13 +88,15 @@ export async function updateUserAt(
   values: IdentityValues & { now: Date },
   groups: boolean,
   events: OutboxBatch | undefined,
+  wasActive?: boolean,
 ): Promise<UserRow | undefined> {
+  const active = values.active === wasActive ? sql`` : sql`active = ${values.active}, `;
   const { rows } = await USER_UPDATE_GUARDED.sql<UserRow & { claim_spared?: boolean }>`
     with u as (
       update identities set user_name = ${values.user_name}, external_id = ${values.external_id},
-        employee_number = ${values.employee_number}, active = ${values.active},
-        scim = ${JSON.stringify(values.scim)}::jsonb, traits = ${JSON.stringify(values.traits)}::jsonb,
-        updated_at = ${values.now}, version = version + 1
+        employee_number = ${values.employee_number}, ${active}manager_id = ${values.manager_id}::uuid, scim = ${JSON.stringify(values.scim)}::jsonb,
+        traits = ${JSON.stringify(values.traits)}::jsonb, updated_at = ${values.now},
+        modified_hour = ${hourOf(values.now)}, version = version + 1
       where organization_id = ${orgId} and id = ${id} and version = ${version}::bigint
       returning ${columnsOf(db, "identities", groups)}
     )${eventsClause(events)}
@@ -107,11 +122,11 @@ export async function createUser(
 ): Promise<UserRow> {
   const { rows } = await USER_CREATE.sql<UserRow>`
     with u as (
-      insert into identities (id, organization_id, user_name, external_id, employee_number, active, scim, traits,
-        password_hash, created_at, updated_at)
+      insert into identities (id, organization_id, user_name, external_id, employee_number, active, manager_id, scim,
+        traits, password_hash, created_at, updated_at, modified_hour)
       values (${row.id}, ${row.organization_id}, ${row.user_name}, ${row.external_id}, ${row.employee_number},
-        ${row.active}, ${JSON.stringify(row.scim)}::jsonb, ${JSON.stringify(row.traits)}::jsonb, ${row.password_hash},
-        ${row.now}, ${row.now})
+        ${row.active}, ${row.manager_id}::uuid, ${JSON.stringify(row.scim)}::jsonb, ${JSON.stringify(row.traits)}::jsonb,
+        ${row.password_hash}, ${row.now}, ${row.now}, ${hourOf(row.now)})
       returning ${columnsOf(db, "identities", false)}
     ), x as (
       insert into identity_identifiers (value, kind, identity_id, organization_id)
@@ -148,8 +163,9 @@ export async function updateUser(
   const password = values.password_hash === undefined ? sql`` : sql`, password_hash = ${values.password_hash}`;
   const { rows } = await sql<UserRow>`update identities set user_name = ${values.user_name},
       external_id = ${values.external_id}, employee_number = ${values.employee_number}, active = ${values.active},
-      scim = ${JSON.stringify(values.scim)}::jsonb, traits = ${JSON.stringify(values.traits)}::jsonb,
-      updated_at = ${values.now}, version = version + 1${password}
+      manager_id = ${values.manager_id}::uuid, scim = ${JSON.stringify(values.scim)}::jsonb,
+      traits = ${JSON.stringify(values.traits)}::jsonb, updated_at = ${values.now}, modified_hour = ${hourOf(values.now)},
+      version = version + 1${password}
     where organization_id = ${orgId} and id = ${id}
     returning ${columnsOf(trx, "identities", groups)}`.execute(trx);
   const [updated] = rows;
@@ -214,7 +230,7 @@ export async function touchGroupsOf(
 
 /**
  * Clears `manager` of the enterprise extension on the users of the organization that name `managerId` (found by
- * identities_manager_idx on the generated manager_id), as a new version of each; an enterprise object left empty
+ * identities_manager_idx on manager_id), as a new version of each; an enterprise object left empty
  * goes, with its URN in `schemas`. Returns the users changed, with their documents as written.
  */
 export async function clearManager(
@@ -234,7 +250,7 @@ export async function clearManager(
           (select jsonb_agg(s) from jsonb_array_elements(i.scim -> 'schemas') s where s #>> '{}' <> ${ENTERPRISE_KEY}),
           '[]'::jsonb))
         else i.scim #- array[${ENTERPRISE_KEY}, 'manager'] end,
-      updated_at = ${now}, version = i.version + 1
+      manager_id = null, updated_at = ${now}, modified_hour = ${hourOf(now)}, version = i.version + 1
     from reports where i.id = reports.id
     returning i.id, i.scim`.execute(trx);
   return rows;

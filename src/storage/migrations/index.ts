@@ -36,6 +36,7 @@ import * as deactivationsCounted from "./0040-deactivations-counted.js";
 import * as heldBatches from "./0041-held-batches.js";
 import * as untrippedHolds from "./0042-untripped-holds.js";
 import * as hotUserUpdates from "./0043-hot-user-updates.js";
+import * as writtenDerivedColumns from "./0044-written-derived-columns.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0041-held-batches": heldBatches,
   "0042-untripped-holds": untrippedHolds,
   "0043-hot-user-updates": hotUserUpdates,
+  "0044-written-derived-columns": writtenDerivedColumns,
 };
