@@ -69,9 +69,17 @@ export interface AdminApiDeps {
  * bodies validated by their schemas, every admin route, and the OpenAPI document generated from the same schemas.
  */
 export async function registerAdminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void> {
-  await app.register(cookie);
-  registerSetupExchange(app, { setupLinks: deps.setupLinks, sessions: deps.setupSessions, publicUrl: deps.publicUrl });
-  await app.register(async (scope) => adminScope(scope, deps), { prefix: ADMIN_PREFIX });
+  // In a context of their own: the cookie plugin's hooks (a setup link's session) run on these routes' requests
+  // alone, not on every SCIM request.
+  await app.register(async (admin) => {
+    await admin.register(cookie);
+    registerSetupExchange(admin, {
+      setupLinks: deps.setupLinks,
+      sessions: deps.setupSessions,
+      publicUrl: deps.publicUrl,
+    });
+    await admin.register(async (scope) => adminScope(scope, deps), { prefix: ADMIN_PREFIX });
+  });
 }
 
 /** A body schema marked `x-optional-body` (rotations) makes the request body optional in the document too. */
