@@ -44,7 +44,9 @@ export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): Ra
   const rows = JSON.stringify(batch.rows);
   const keyed = batch.rows.some((r) => r.keyActor !== undefined || r.keyId !== undefined);
   // Only a batch with KeyEvents reads api_keys: the statements of every other change stay as they are.
-  const from = keyed ? sql`ev_all r order by r.n, r.m` : sql`ev_rows r order by r.n`;
+  const source = keyed ? sql`ev_all r` : sql`ev_rows r`;
+  const order = keyed ? sql`order by r.n, r.m` : sql`order by r.n`;
+  const from = sql`${source} ${order}`;
   const expanded = keyed ? sql`, ev_all as (${keyEventRows(batch)})` : sql``;
   // A SCIM connection's batch goes through its deprovisioning guard, which may hold it; admin events bypass it.
   const published =
@@ -55,7 +57,7 @@ export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): Ra
         insert into directory_events (id, organization_id, directory_id, source, event, create_time, data)
         select r.id, ${batch.organizationId}::uuid, ${batch.directoryId}::text, ${batch.source}, r.event,
           ${batch.createdAt}::timestamptz, r.data
-        from ${from}
+        from ${source}${clientCheck(batch.directoryId)} ${order}
       )`;
   if (!batch.webhook) return recorded;
   return sql`${recorded}, ev_outbox as (
@@ -66,6 +68,17 @@ export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): Ra
         from ${from}
       )`;
 }
+
+/**
+ * The feed's check of a connection's events (0045-statement-client-check): the connection's row, locked against its
+ * deletion until the transaction ends, or the error of a missing connection (`directory_events_client_fkey`) —
+ * once per statement, before its first event row, and not at all when it writes none (a held batch).
+ */
+const clientCheck = (directoryId: string | null) =>
+  directoryId === null
+    ? sql``
+    : sql` where coalesce((select true from scim_clients c where c.client_id = ${directoryId}::text for key share),
+          roster_client_gone(${directoryId}::text))`;
 
 /**
  * The rows of `ev_rows` with the KeyEvents rows expanded into one event per API key, in key order: the keys that

@@ -5,6 +5,7 @@ import { createTestApp, type ReceiverApp } from "../helpers/app.js";
 import { PATCH_OP, PRODUCT, TENANT, USER_SCHEMA } from "../helpers/constants.js";
 import * as heldPlans from "../../src/storage/migrations/0038-held-plans.js";
 import * as heldBatches from "../../src/storage/migrations/0041-held-batches.js";
+import * as statementClientCheck from "../../src/storage/migrations/0045-statement-client-check.js";
 import { createTestDatabase, type OldTestDatabase } from "../helpers/database.js";
 import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
 
@@ -13,9 +14,10 @@ import { adminCall, type SeededClient, scim } from "../helpers/seed.js";
  * the rows that stand for their `api_key.*` events. After 0033-released-events their release writes those events in
  * their place all the same, as for a change held since (docs/deprovisioning.md). The app runs on a database migrated to
  * 0032; a change held before 0032 is one whose key rows are deleted from `held_events`. Today's writes ask a tripped
- * connection's held rows through a function of 0038-held-plans and hold through one of 0041-held-batches, and write a
- * user's `manager_id` and `modified_hour` as plain columns (0044-written-derived-columns), which the test adds to the
- * old schema while the app writes there and takes away before the upgrade.
+ * connection's held rows through a function of 0038-held-plans and hold through one of 0041-held-batches, write a
+ * user's `manager_id` and `modified_hour` as plain columns (0044-written-derived-columns) and check the connection
+ * of their events with a function of 0045-statement-client-check, which the test adds to the old schema while the app
+ * writes there and takes away before the upgrade.
  */
 let database: OldTestDatabase;
 let t: ReceiverApp;
@@ -24,6 +26,8 @@ let n = 0;
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrated: "0032-held-key-events" });
+  // Before the app: making its SCIM client writes that client's first event.
+  await statementClientCheck.up(database.db as unknown as Kysely<unknown>);
   t = await createTestApp({ database, receiver: true });
   await heldPlans.up(t.db as unknown as Kysely<unknown>);
   await heldBatches.up(t.db as unknown as Kysely<unknown>);
@@ -83,6 +87,7 @@ describe("a hold across the upgrade past 0032", () => {
     await deactivate(later.id);
     expect(await keyRows()).toBe(1);
 
+    await statementClientCheck.down(t.db as unknown as Kysely<unknown>);
     await heldBatches.down(t.db as unknown as Kysely<unknown>);
     await heldPlans.down(t.db as unknown as Kysely<unknown>);
     // 0043 adds modified_hour as PostgreSQL computes it; 0044 leaves the plain manager_id as it is.

@@ -64,6 +64,13 @@ describe("a SCIM write racing the deletion of its client on another instance", (
   it("answers the 404 of a missing client without a webhook too (its events are recorded all the same)", async () => {
     const { c, userId } = await deletedBehindA("client", false);
     expectMissingClient(await scim(a, c, "POST", "/Users", user("after-plain@example.com")));
+    // The one-statement update, on the document `a` remembers from the create.
+    expectMissingClient(
+      await scim(a, c, "PATCH", `/Users/${userId}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: "replace", path: "nickName", value: "late" }],
+      }),
+    );
     expectMissingClient(await scim(a, c, "DELETE", `/Users/${userId}`));
     expectMissingClient(await scim(a, c, "POST", "/Groups", group("after-plain")));
   });

@@ -37,6 +37,7 @@ import * as heldBatches from "./0041-held-batches.js";
 import * as untrippedHolds from "./0042-untripped-holds.js";
 import * as hotUserUpdates from "./0043-hot-user-updates.js";
 import * as writtenDerivedColumns from "./0044-written-derived-columns.js";
+import * as statementClientCheck from "./0045-statement-client-check.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -78,4 +79,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0042-untripped-holds": untrippedHolds,
   "0043-hot-user-updates": hotUserUpdates,
   "0044-written-derived-columns": writtenDerivedColumns,
+  "0045-statement-client-check": statementClientCheck,
 };
