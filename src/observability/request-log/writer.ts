@@ -173,7 +173,13 @@ export class RequestLogWriter {
     this.#pruning ??= this.prune()
       .then(
         () => {},
-        (e: unknown) => this.#o.logger.warn({ err: e }, "could not drop or create the SCIM request log's partitions"),
+        (e: unknown) => {
+          // Reported a moment later: Ctrl-C reaches an embedded PostgreSQL in the same instant as Roster, whose
+          // shutdown then demotes the line (a demotable logger, server.ts); a real failure is reported all the same.
+          const report = () =>
+            this.#o.logger.warn({ err: e }, "could not drop or create the SCIM request log's partitions");
+          setTimeout(report, 100).unref();
+        },
       )
       .finally(() => {
         this.#pruning = undefined;
