@@ -94,9 +94,9 @@ export async function updateUserAt(
   const { rows } = await USER_UPDATE_GUARDED.sql<UserRow & { claim_spared?: boolean }>`
     with u as (
       update identities set user_name = ${values.user_name}, external_id = ${values.external_id},
-        employee_number = ${values.employee_number}, ${active}manager_id = ${values.manager_id}::uuid, scim = ${JSON.stringify(values.scim)}::jsonb,
-        traits = ${JSON.stringify(values.traits)}::jsonb, updated_at = ${values.now},
-        modified_hour = ${hourOf(values.now)}, version = version + 1
+        employee_number = ${values.employee_number}, ${active}manager_id = ${values.manager_id}::uuid,
+        scim = ${JSON.stringify(values.scim)}::jsonb, traits = ${JSON.stringify(values.traits)}::jsonb,
+        updated_at = ${values.now}, modified_hour = ${hourOf(values.now)}, version = version + 1
       where organization_id = ${orgId} and id = ${id} and version = ${version}::bigint
       returning ${columnsOf(db, "identities", groups)}
     )${eventsClause(events)}
