@@ -79,4 +79,15 @@ describe("the columns Roster derives from a user's document", () => {
 
     expect(await drifted()).toEqual([]);
   });
+
+  it("are set for a user that an instance of the previous release creates during a rolling restart", async () => {
+    // That release's create, which names neither column: the hour is the current one, the manager unresolved.
+    const { rows } = await sql<{ hour_is_now: boolean; manager_id: string | null }>`
+      insert into identities (id, organization_id, user_name, scim, created_at, updated_at)
+      values (gen_random_uuid(), ${c.organizationId}::uuid, 'previous@example.com',
+        '{"userName": "previous@example.com"}'::jsonb, now(), now())
+      returning modified_hour = date_bin('1 hour', updated_at, timestamptz '2000-01-01 00:00:00+00') as hour_is_now,
+        manager_id`.execute(t.db);
+    expect(rows[0]).toEqual({ hour_is_now: true, manager_id: null });
+  });
 });

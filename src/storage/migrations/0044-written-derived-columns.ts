@@ -7,12 +7,18 @@ import { type Kysely, sql } from "kysely";
  * expression is read, planned and compiled again by every statement that writes the row — even a prepared one with
  * a cached plan — which was a twentieth of PostgreSQL's CPU in a PATCH. Dropping the expressions keeps every value
  * and rewrites nothing.
+ *
+ * During a rolling restart, instances of the previous release write users without these columns: `modified_hour`
+ * defaults to the current hour (what their create's `updated_at` is), `manager_id` to null; an update of theirs keeps
+ * both as they were (docs/deploying.md, "Upgrades").
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     alter table identities alter column manager_id drop expression if exists;
     alter table identities alter column modified_hour drop expression if exists;
-    alter table identities alter column modified_hour set not null;
+    alter table identities
+      alter column modified_hour set default date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00'),
+      alter column modified_hour set not null;
   `.execute(db);
 }
 
