@@ -1,3 +1,4 @@
+import { isUuid } from "../../platform/ids.js";
 import type { UserDocument } from "./types.js";
 
 /**
@@ -54,12 +55,10 @@ export function columnsOf(doc: UserDocument) {
   };
 }
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
 /** The enterprise manager's value when it is a UUID: only such a value can name a user of the directory. */
 function managerIdOf(enterprise: Record<string, unknown> | undefined): string | null {
   const value = obj(enterprise?.manager)?.value;
-  return typeof value === "string" && UUID.test(value) ? value : null;
+  return isUuid(value) ? value : null;
 }
 
 /** Structural equality of JSON values, independent of key order (jsonb reorders keys). */

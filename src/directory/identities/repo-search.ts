@@ -5,6 +5,7 @@ import { compileFilter, coreColumn } from "../search/repo-compile.js";
 import { afterSortPosition, compileSort, sortValueOf } from "../search/repo-sort.js";
 import type { FieldRef, FilterNode, SearchSpec } from "../search/types.js";
 import { ENTERPRISE_KEY } from "./document.js";
+import { hourOfSql } from "./repo.js";
 import { columnsOf, type UserRow } from "./repo-columns.js";
 import { listUsers } from "./repo-reads.js";
 import type { UserFilter, UserPage } from "./types.js";
@@ -17,11 +18,8 @@ const USER_COLUMNS: CoreColumns = {
   meta: {
     created: sql`i.created_at`,
     lastModified: sql`i.updated_at`,
-    // Indexed instead of updated_at so that most updates are HOT; the same expression as 0043-hot-user-updates.
-    lastModifiedCoarse: {
-      column: sql`i.modified_hour`,
-      of: (at) => sql`date_bin('1 hour', ${at}, timestamptz '2000-01-01 00:00:00+00')`,
-    },
+    // Indexed instead of updated_at so that most updates are HOT; written by every write as repo.ts hourOf.
+    lastModifiedCoarse: { column: sql`i.modified_hour`, of: hourOfSql },
     resourceType: sql`'User'::text`,
   },
   attributes: new Map<string, Column>([

@@ -1,4 +1,4 @@
-import { sql, type Transaction } from "kysely";
+import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "../../storage/database.js";
 import { preparedStatement } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
@@ -43,6 +43,10 @@ const HOUR_MS = 3_600_000;
  * stored generated column is parsed and planned again by every statement that writes the row (0044).
  */
 export const hourOf = (now: Date): Date => new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
+
+/** hourOf in SQL, for the `meta.lastModified` comparisons that the index of `modified_hour` serves (repo-search.ts). */
+export const hourOfSql = (at: RawBuilder<unknown>): RawBuilder<unknown> =>
+  sql`date_bin('1 hour', ${at}, timestamptz '2000-01-01 00:00:00+00')`;
 
 /** The row a replace or patch starts from, read without a lock; see updateUserAt. */
 export async function readUser(db: Executor, orgId: string, id: string, groups: boolean): Promise<UserRow | undefined> {
