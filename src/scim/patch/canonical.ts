@@ -1,5 +1,6 @@
 import { badRequest } from "../errors.js";
 import {
+  attributesIn,
   COMMON_ATTRIBUTES,
   CORE_REGISTRY,
   canonicalSchemaUrn,
@@ -53,7 +54,7 @@ export const canonicalize = (
 ): ScimObject => {
   const core = coreSchemaOf(resource);
   const [coreSchema, ...extensions] = schemasFor(resource, registry);
-  const coreAttributes = [...(coreSchema?.attributes ?? []), ...COMMON_ATTRIBUTES];
+  const coreAttributes = coreSchema === undefined ? COMMON_ATTRIBUTES : attributesIn(resource, coreSchema);
   const topLevel: JsonObject = {};
   const extensionObjects: JsonObject = {};
   for (const [key, value] of Object.entries(current)) {

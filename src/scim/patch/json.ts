@@ -3,7 +3,24 @@ import type { JsonObject, JsonValue } from "./types.js";
 export const isObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-export const clone = <T extends JsonValue>(value: T): T => structuredClone(value);
+/**
+ * A deep copy of a JSON value. Plain recursion: structuredClone goes through V8's serializer and cost a PATCH more
+ * CPU than the rest of applying it. An own `__proto__` key (JSON.parse makes one) stays an own key, never a prototype.
+ */
+export const clone = <T extends JsonValue>(value: T): T => copyJson(value) as T;
+
+function copyJson(value: JsonValue): JsonValue {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const copy = copyJson(value[key] as JsonValue);
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out;
+}
 
 /** Structural equality, independent of key order. */
 export const deepEqual = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => {

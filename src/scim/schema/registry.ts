@@ -139,7 +139,7 @@ export const schemasFor = (resource: ResourceName, registry = CORE_REGISTRY): re
 
 /** The registry's spelling of a schema URN of this resource type, or undefined; URNs compare case-insensitively. */
 export const canonicalSchemaUrn = (resource: ResourceName, urn: string, registry = CORE_REGISTRY): string | undefined =>
-  registry.schemasFor(resource).find((s) => lower(s.id) === lower(urn))?.id;
+  lookupOf(registry.schemasFor(resource), (s) => s.id)(urn)?.id;
 
 export const isKnownSchema = (resource: ResourceName, urn: string, registry = CORE_REGISTRY): boolean =>
   canonicalSchemaUrn(resource, urn, registry) !== undefined;
@@ -154,11 +154,39 @@ export const splitSchemaPrefix = (path: string): { readonly urn: string | undefi
 export const findAttribute = (
   attributes: readonly AttributeDefinition[],
   name: string,
-): AttributeDefinition | undefined => attributes.find((a) => lower(a.name) === lower(name));
+): AttributeDefinition | undefined => lookupOf(attributes, (a) => a.name)(name);
+
+/**
+ * Case-insensitive lookup by name in a list of definitions, as `list.find` comparing lowercased names would answer
+ * (the first match), built once per list: a document's every key is looked up on every PATCH, and lowercasing each
+ * candidate's name on each lookup cost more than the rest of canonicalising it. A name spelled as the definition
+ * spells it needs no lowercasing. Lists of definitions are never changed in place.
+ */
+const lookups = new WeakMap<readonly object[], (name: string) => unknown>();
+
+function lookupOf<T extends object>(list: readonly T[], nameOf: (item: T) => string): (name: string) => T | undefined {
+  const known = lookups.get(list) as ((name: string) => T | undefined) | undefined;
+  if (known !== undefined) return known;
+  const byLower = new Map<string, T>();
+  for (const item of list) if (!byLower.has(lower(nameOf(item)))) byLower.set(lower(nameOf(item)), item);
+  const exact = new Map<string, T>();
+  for (const item of list) if (byLower.get(lower(nameOf(item))) === item) exact.set(nameOf(item), item);
+  const lookup = (name: string): T | undefined => exact.get(name) ?? byLower.get(lower(name));
+  lookups.set(list, lookup);
+  return lookup;
+}
 
 /** Attributes addressable under a schema of the resource: the core schema also carries the common ones. */
-const attributesIn = (resource: ResourceName, schema: SchemaDefinition): readonly AttributeDefinition[] =>
-  schema.id === coreSchemaOf(resource) ? [...schema.attributes, ...COMMON_ATTRIBUTES] : schema.attributes;
+const withCommon = new WeakMap<SchemaDefinition, readonly AttributeDefinition[]>();
+export const attributesIn = (resource: ResourceName, schema: SchemaDefinition): readonly AttributeDefinition[] => {
+  if (schema.id !== coreSchemaOf(resource)) return schema.attributes;
+  let attributes = withCommon.get(schema);
+  if (attributes === undefined) {
+    attributes = [...schema.attributes, ...COMMON_ATTRIBUTES];
+    withCommon.set(schema, attributes);
+  }
+  return attributes;
+};
 
 /**
  * Resolves `attr`, `attr.sub` and URN-qualified forms case-insensitively (RFC 7643 §2.1). An unqualified name is
