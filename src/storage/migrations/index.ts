@@ -38,6 +38,7 @@ import * as untrippedHolds from "./0042-untripped-holds.js";
 import * as hotUserUpdates from "./0043-hot-user-updates.js";
 import * as writtenDerivedColumns from "./0044-written-derived-columns.js";
 import * as statementClientCheck from "./0045-statement-client-check.js";
+import * as guardStatements from "./0046-guard-statements.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -80,4 +81,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0043-hot-user-updates": hotUserUpdates,
   "0044-written-derived-columns": writtenDerivedColumns,
   "0045-statement-client-check": statementClientCheck,
+  "0046-guard-statements": guardStatements,
 };
