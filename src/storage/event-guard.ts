@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import { uuidv7 } from "../platform/ids.js";
-import { batchMayDeprovision, type OutboxBatch } from "./event-port.js";
+import { batchMayDeprovision, type OutboxBatch, type OutboxRow } from "./event-port.js";
 
 /** A batch's rows, from the JSON `j` (OutboxRow[]), as `r`: id, event, ordering_key, data, body, key_actor, key_id, n. */
 export const batchRows = (j: RawBuilder<unknown>) => sql`rows from (json_to_recordset(${j})
@@ -44,6 +44,33 @@ export function guardedEventClauses(batch: OutboxBatch, rows: string, when: RawB
       ev_rows as (select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
         from ev_p p, ${batchRows(sql`p.j`)}
         where not p.held and ${when})`;
+}
+
+/** The columns of `ev_rows`, and of `ev_one`. */
+const ROW_COLUMNS = sql`id, event, ordering_key, data, body, key_actor, key_id, n`;
+
+/**
+ * The WITH-list entries ending with `ev_rows` for a batch of one event that stands for no API keys and deprovisions
+ * nothing: most writes. The event travels as parameters (`ev_one`), not as a JSON array: the statement then parses
+ * no JSON and needs no row function or sort for it. A SCIM connection's event is held, as guardedEventClauses holds
+ * one, behind a held event of its resource; only then is the JSON array the hold function takes built, from `ev_one`.
+ */
+export function singleEventClauses(batch: OutboxBatch, row: OutboxRow, when: RawBuilder<unknown>): RawBuilder<unknown> {
+  const one = sql`ev_one as (select ${row.id}::uuid as id, ${row.event}::text as event,
+        ${row.orderingKey}::text as ordering_key, ${row.data}::text as data, ${row.body}::text as body,
+        null::uuid as key_actor, null::uuid as key_id, 1::bigint as n)`;
+  if (batch.source !== "scim" || batch.directoryId === null) {
+    return sql`${one}, ev_rows as (select ${ROW_COLUMNS} from ev_one where ${when})`;
+  }
+  const dir = sql`${batch.directoryId}::text`;
+  return sql`${one}, ev_p as materialized (select
+        coalesce((select g.tripped_time is not null from deprovisioning_guards g where g.client_id = ${dir}), false)
+        and roster_holds_any(${dir}, array[${row.orderingKey}::text])
+        and roster_hold_batch((select ${when}), ${batch.organizationId}::uuid, ${dir}, ${batch.createdAt}::timestamptz,
+          ${batch.webhook}::boolean, ${batch.traceparent}::text,
+          (select json_build_array(json_build_object('id', o.id, 'event', o.event, 'orderingKey', o.ordering_key,
+            'data', o.data, 'body', o.body)) from ev_one o)) as held),
+      ev_rows as (select ${ROW_COLUMNS} from ev_p p, ev_one where not p.held and ${when})`;
 }
 
 /**

@@ -1,11 +1,12 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "./database.js";
-import { batchRows, guardedEventClauses } from "./event-guard.js";
+import { batchRows, guardedEventClauses, singleEventClauses } from "./event-guard.js";
 import { keyEventData, uuidv7Of } from "./key-event-sql.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import { currentTraceparent } from "../platform/trace-context.js";
 import {
+  batchMayDeprovision,
   type EventOrigin,
   type EventSink,
   type KeyEvents,
@@ -41,18 +42,22 @@ type Executor = Db | Transaction<Database>;
  */
 export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): RawBuilder<unknown> | undefined {
   if (batch.rows.length === 0) return undefined;
-  const rows = JSON.stringify(batch.rows);
   const keyed = batch.rows.some((r) => r.keyActor !== undefined || r.keyId !== undefined);
+  const [first] = batch.rows;
+  // One event that stands for no keys and deprovisions nothing (most writes) travels as parameters.
+  const single = batch.rows.length === 1 && !keyed && !batchMayDeprovision(batch) ? first : undefined;
   // Only a batch with KeyEvents reads api_keys: the statements of every other change stay as they are.
   const source = keyed ? sql`ev_all r` : sql`ev_rows r`;
-  const order = keyed ? sql`order by r.n, r.m` : sql`order by r.n`;
+  const order = keyed ? sql`order by r.n, r.m` : single !== undefined ? sql`` : sql`order by r.n`;
   const from = sql`${source} ${order}`;
   const expanded = keyed ? sql`, ev_all as (${keyEventRows(batch)})` : sql``;
   // A SCIM connection's batch goes through its deprovisioning guard, which may hold it; admin events bypass it.
   const published =
-    batch.source === "scim" && batch.directoryId !== null
-      ? guardedEventClauses(batch, rows, when)
-      : sql`ev_rows as (select r.* from ${batchRows(sql`${rows}::json`)} where ${when})`;
+    single !== undefined
+      ? singleEventClauses(batch, single, when)
+      : batch.source === "scim" && batch.directoryId !== null
+        ? guardedEventClauses(batch, JSON.stringify(batch.rows), when)
+        : sql`ev_rows as (select r.* from ${batchRows(sql`${JSON.stringify(batch.rows)}::json`)} where ${when})`;
   const recorded = sql`${published}${expanded}, ev_events as (
         insert into directory_events (id, organization_id, directory_id, source, event, create_time, data)
         select r.id, ${batch.organizationId}::uuid, ${batch.directoryId}::text, ${batch.source}, r.event,
