@@ -37,8 +37,10 @@ type Executor = Db | Transaction<Database>;
  * stays commit order). Undefined when there is nothing to write.
  *
  * One statement whatever the number of events: the rows travel as one JSON parameter (JSON.stringify is native,
- * where pg serialises array parameters element by element in JavaScript). The rows of `KeyEvents` become one event
- * per API key, read from `api_keys` by the same statement (keyEventRows).
+ * where pg serialises array parameters element by element in JavaScript), except a lone event that stands for no
+ * keys and deprovisions nothing — most writes — whose fields are parameters of their own (singleEventClauses): the
+ * statement then parses no JSON. The rows of `KeyEvents` become one event per API key, read from `api_keys` by the
+ * same statement (keyEventRows).
  */
 export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): RawBuilder<unknown> | undefined {
   if (batch.rows.length === 0) return undefined;
