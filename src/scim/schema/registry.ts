@@ -160,7 +160,8 @@ export const findAttribute = (
  * Case-insensitive lookup by name in a list of definitions, as `list.find` comparing lowercased names would answer
  * (the first match), built once per list: a document's every key is looked up on every PATCH, and lowercasing each
  * candidate's name on each lookup cost more than the rest of canonicalising it. A name spelled as the definition
- * spells it needs no lowercasing. Lists of definitions are never changed in place.
+ * spells it needs no lowercasing. Lists of definitions are never changed in place, and each is looked up by one
+ * name only (attributes by `name`, schemas by `id`).
  */
 const lookups = new WeakMap<readonly object[], (name: string) => unknown>();
 
