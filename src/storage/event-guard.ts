@@ -33,17 +33,25 @@ export function guardedEventClauses(batch: OutboxBatch, rows: string, when: RawB
   // this very resource committed after the statement's snapshot came with a write of the same row, which the
   // statement's row lock or version guard meets first. `roster_hold_batch` (0041-held-batches) then holds the batch
   // under the guard row's shared lock, or answers that the hold ended meanwhile. The test runs once, in `ev_p`.
-  const keys = batch.rows.map((r) => r.orderingKey);
-  const dir = sql`${batch.directoryId}::text`;
-  return sql`ev_p as materialized (select q.j,
-        coalesce((select g.tripped_time is not null from deprovisioning_guards g where g.client_id = ${dir}), false)
-        and roster_holds_any(${dir}, ${keys}::text[])
-        and roster_hold_batch((select ${when}), ${batch.organizationId}::uuid, ${dir}, ${batch.createdAt}::timestamptz,
-          ${batch.webhook}::boolean, ${batch.traceparent}::text, q.j) as held
+  return sql`ev_p as materialized (select q.j, ${heldBehind(batch, sql`q.j`, when)} as held
         from (select ${rows}::json as j) q),
       ev_rows as (select r.id, r.event, r.ordering_key, r.data, r.body, r.key_actor, r.key_id, r.n
         from ev_p p, ${batchRows(sql`p.j`)}
         where not p.held and ${when})`;
+}
+
+/**
+ * Whether a batch that deprovisions nothing is held behind a held event of one of its resources (see
+ * guardedEventClauses), holding it if so; `json` is the batch's rows as the hold function takes them, evaluated only
+ * when it is called.
+ */
+function heldBehind(batch: OutboxBatch, json: RawBuilder<unknown>, when: RawBuilder<unknown>): RawBuilder<unknown> {
+  const keys = batch.rows.map((r) => r.orderingKey);
+  const dir = sql`${batch.directoryId}::text`;
+  return sql`coalesce((select g.tripped_time is not null from deprovisioning_guards g where g.client_id = ${dir}), false)
+        and roster_holds_any(${dir}, ${keys}::text[])
+        and roster_hold_batch((select ${when}), ${batch.organizationId}::uuid, ${dir}, ${batch.createdAt}::timestamptz,
+          ${batch.webhook}::boolean, ${batch.traceparent}::text, ${json})`;
 }
 
 /** The columns of `ev_rows`, and of `ev_one`. */
@@ -62,14 +70,9 @@ export function singleEventClauses(batch: OutboxBatch, row: OutboxRow, when: Raw
   if (batch.source !== "scim" || batch.directoryId === null) {
     return sql`${one}, ev_rows as (select ${ROW_COLUMNS} from ev_one where ${when})`;
   }
-  const dir = sql`${batch.directoryId}::text`;
-  return sql`${one}, ev_p as materialized (select
-        coalesce((select g.tripped_time is not null from deprovisioning_guards g where g.client_id = ${dir}), false)
-        and roster_holds_any(${dir}, array[${row.orderingKey}::text])
-        and roster_hold_batch((select ${when}), ${batch.organizationId}::uuid, ${dir}, ${batch.createdAt}::timestamptz,
-          ${batch.webhook}::boolean, ${batch.traceparent}::text,
-          (select json_build_array(json_build_object('id', o.id, 'event', o.event, 'orderingKey', o.ordering_key,
-            'data', o.data, 'body', o.body)) from ev_one o)) as held),
+  const json = sql`(select json_build_array(json_build_object('id', o.id, 'event', o.event,
+        'orderingKey', o.ordering_key, 'data', o.data, 'body', o.body)) from ev_one o)`;
+  return sql`${one}, ev_p as materialized (select ${heldBehind(batch, json, when)} as held),
       ev_rows as (select ${ROW_COLUMNS} from ev_p p, ev_one where not p.held and ${when})`;
 }
 

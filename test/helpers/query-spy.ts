@@ -72,3 +72,28 @@ export async function planOf(explainer: pg.Client, q: LoggedQuery): Promise<stri
   const { rows } = await explainer.query(`explain ${q.sql}`, [...q.parameters]);
   return rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
 }
+
+/** A parameter as an SQL literal: text, numbers, dates, arrays of plain text, null. */
+function literalOf(explainer: pg.Client, v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (v instanceof Date) return explainer.escapeLiteral(v.toISOString());
+  if (Array.isArray(v)) return explainer.escapeLiteral(`{${v.map((x) => JSON.stringify(String(x))).join(",")}}`);
+  return explainer.escapeLiteral(String(v));
+}
+
+/**
+ * The plan of a logged statement as a prepared statement plans it once it plans generically (as a connection's cached
+ * plan is), with its own parameters, as text.
+ */
+export async function genericPlanOf(explainer: pg.Client, q: LoggedQuery): Promise<string> {
+  await explainer.query("set plan_cache_mode = force_generic_plan");
+  try {
+    await explainer.query(`prepare roster_generic as ${q.sql}`);
+    const args = q.parameters.map((v) => literalOf(explainer, v)).join(", ");
+    const { rows } = await explainer.query(`explain execute roster_generic(${args})`);
+    return rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
+  } finally {
+    await explainer.query("deallocate all");
+    await explainer.query("reset plan_cache_mode");
+  }
+}

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LoggedQuery, openExplainer, planOf } from "../helpers/query-spy.js";
+import { genericPlanOf, type LoggedQuery, openExplainer, planOf } from "../helpers/query-spy.js";
 import { scim, seedClient } from "../helpers/seed.js";
 import { USER_SCHEMA } from "../helpers/constants.js";
 import { useTestApp } from "../helpers/suite.js";
@@ -59,18 +59,7 @@ async function genericPlansOf(query: string): Promise<string[]> {
   const ran = t.queries.queries.slice(before).filter((q) => /\bidentities\b/.test(q.sql));
   expect(ran.length).toBeGreaterThan(0);
   const plans: string[] = [];
-  await explainer.query("set plan_cache_mode = force_generic_plan");
-  try {
-    for (const [n, q] of ran.entries()) {
-      await explainer.query(`prepare generic_${n} as ${q.sql}`);
-      const args = q.parameters.map((v) => explainer.escapeLiteral(String(v))).join(", ");
-      const { rows } = await explainer.query(`explain execute generic_${n}(${args})`);
-      plans.push(rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n"));
-      await explainer.query(`deallocate generic_${n}`);
-    }
-  } finally {
-    await explainer.query("reset plan_cache_mode");
-  }
+  for (const q of ran) plans.push(await genericPlanOf(explainer, q));
   return plans;
 }
 
