@@ -6,14 +6,16 @@ export const hmacSha256Hex = (key: string | Buffer, value: string | Buffer): str
   createHmac("sha256", key).update(value).digest("hex");
 
 /** Constant-time string comparison; unequal lengths compare a digest so timing does not leak the length. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  if (ab.length !== bb.length) {
-    timingSafeEqual(ab, ab);
+export const constantTimeEqual = (a: string, b: string): boolean =>
+  constantTimeEqualBytes(Buffer.from(a), Buffer.from(b));
+
+/** constantTimeEqual of bytes. */
+export function constantTimeEqualBytes(a: Buffer, b: Buffer): boolean {
+  if (a.length !== b.length) {
+    timingSafeEqual(a, a);
     return false;
   }
-  return timingSafeEqual(ab, bb);
+  return timingSafeEqual(a, b);
 }
 
 /** Salted SHA-256 for high-entropy shared secrets (SCIM client secrets, admin token): `salt$hex`. */
