@@ -1,4 +1,5 @@
 import pg from "pg";
+import { DescribedQuery } from "./described-query.js";
 
 /**
  * A pg client that survives the loss of its connection.
@@ -19,7 +20,16 @@ export class ResilientClient extends pg.Client {
 
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() is a dozen overloads; this forwards all of them.
   override query(...args: any[]): any {
-    const result: unknown = (super.query as (...a: unknown[]) => unknown)(...args);
+    const [config] = args;
+    const result: unknown =
+      config instanceof DescribedQuery
+        ? new Promise((resolve, reject) => {
+            // pg answers a query object through its callback only: here, as for any other query, with a promise.
+            (config as { callback?: unknown }).callback = (err: Error | null, res: unknown) =>
+              err ? reject(err) : resolve(res);
+            (super.query as (q: unknown) => unknown)(config);
+          })
+        : (super.query as (...a: unknown[]) => unknown)(...args);
     if (!(result instanceof Promise)) return result;
     return result.catch((e: unknown) => {
       if (e instanceof Error && e.message === QUERY_TIMEOUT_MESSAGE) this.cut();

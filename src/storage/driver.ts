@@ -9,6 +9,8 @@ import {
   type TransactionSettings,
 } from "kysely";
 import type pg from "pg";
+import { ResilientClient } from "./client.js";
+import { DescribedQuery, type RowDescription } from "./described-query.js";
 import { declaredNameOf, shapeName } from "./prepared.js";
 
 /** Per connection, statement shapes beyond this many go unnamed: a shape that varies regardless cannot fill memory. */
@@ -116,6 +118,8 @@ class NamingConnection implements DatabaseConnection {
    * ~0.1 µs.
    */
   readonly #shapes = new Map<string, { readonly sql: string; readonly name: string }[]>();
+  /** The rows of the statements named on this connection, as PostgreSQL described them (DescribedQuery). */
+  readonly #described = new Map<string, RowDescription>();
   #named = 0;
 
   constructor(client: pg.PoolClient, namesStatements: boolean, asyncCommit: boolean) {
@@ -146,7 +150,12 @@ class NamingConnection implements DatabaseConnection {
     const { command, rowCount, rows } =
       name === undefined
         ? await this.client.query(query.sql, values)
-        : await this.client.query({ name, text: query.sql, values });
+        : this.client instanceof ResilientClient
+          ? // ResilientClient answers a DescribedQuery with a promise of its result, as it does a query's config.
+            ((await this.client.query(
+              new DescribedQuery({ name, text: query.sql, values }, this.#described),
+            )) as unknown as pg.QueryResult)
+          : await this.client.query({ name, text: query.sql, values });
     const changing = command === "INSERT" || command === "UPDATE" || command === "DELETE" || command === "MERGE";
     return changing ? { numAffectedRows: BigInt(rowCount ?? 0), rows: rows ?? [] } : { rows: rows ?? [] };
   }
