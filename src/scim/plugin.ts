@@ -96,26 +96,31 @@ export function installScimPlumbing(
     }
   });
 
+  // The hooks below run on every request and wait for nothing: they answer through `done`, which costs Fastify
+  // no promise and no extra turn of the microtask queue.
+
   // One pass over the parsed body instead of a check in every field reader.
-  scope.addHook("preValidation", async (req) => {
+  scope.addHook("preValidation", (req, _reply, done) => {
     const problem = findUnstorable(req.body, MAX_JSON_DEPTH);
-    if (problem !== undefined) throw badRequest("invalidValue", describeProblem(problem, MAX_JSON_DEPTH));
+    done(problem === undefined ? undefined : badRequest("invalidValue", describeProblem(problem, MAX_JSON_DEPTH)));
   });
 
   // A connection's first successful request activates it; after the answer, and not awaited, so neither the IdP
   // nor the request's other bookkeeping (the request log's hook runs next) waits for it.
-  scope.addHook("onResponse", async (req, reply) => {
+  scope.addHook("onResponse", (req, reply, done) => {
     const client = req.scimClient as ScimClient | undefined;
-    if (client === undefined || client.activatedTime !== null || reply.statusCode >= 300) return;
-    clients.noteSuccess(client).catch((e: unknown) => {
-      logger.warn({ err: e, clientId: client.clientId }, "could not record the connection's activation");
-    });
+    if (client !== undefined && client.activatedTime === null && reply.statusCode < 300) {
+      clients.noteSuccess(client).catch((e: unknown) => {
+        logger.warn({ err: e, clientId: client.clientId }, "could not record the connection's activation");
+      });
+    }
+    done();
   });
 
   // RFC 9110 §15.3.5: a 204 has no content, so no content type either.
-  scope.addHook("onSend", async (_req, reply, payload) => {
+  scope.addHook("onSend", (_req, reply, payload, done) => {
     if (reply.statusCode === 204) reply.removeHeader("content-type");
-    return payload;
+    done(null, payload);
   });
 
   scope.setNotFoundHandler((req, reply) => {
