@@ -132,6 +132,8 @@ function exchange(pool: Dispatcher, options: Dispatcher.DispatchOptions): Promis
   return new Promise((resolve, reject) => {
     let statusCode = 0;
     let bytes = 0;
+    // Only a failed answer's body is kept (its start), for the error samples.
+    let failed = false;
     const head: Buffer[] = [];
     let kept = 0;
     pool.dispatch(options, {
@@ -139,17 +141,17 @@ function exchange(pool: Dispatcher, options: Dispatcher.DispatchOptions): Promis
       onRequestStart() {},
       onResponseStart(_controller, status) {
         statusCode = status;
+        failed = status < 200 || status > 299;
       },
       onResponseData(_controller, chunk) {
         bytes += chunk.length;
-        if (kept < HEAD_BYTES) {
+        if (failed && kept < HEAD_BYTES) {
           head.push(chunk);
           kept += chunk.length;
         }
       },
       onResponseEnd() {
-        const text = statusCode >= 200 && statusCode <= 299 ? "" : Buffer.concat(head).toString("utf8", 0, HEAD_BYTES);
-        resolve({ statusCode, bytes, head: text });
+        resolve({ statusCode, bytes, head: Buffer.concat(head).toString("utf8", 0, HEAD_BYTES) });
       },
       onResponseError(_controller, error) {
         reject(error);

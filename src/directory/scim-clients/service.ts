@@ -195,16 +195,11 @@ const confirmed = new WeakMap<ScimClient, { readonly hash: string; readonly secr
  * except for the current secret confirmed before (`confirmed`), which answers at once.
  */
 export function matchSecret(client: ScimClient, presented: string, now: Date): "current" | "previous" | undefined {
+  const bytes = Buffer.from(presented);
   const known = confirmed.get(client);
-  if (
-    known !== undefined &&
-    known.hash === client.secretHash &&
-    constantTimeEqualBytes(Buffer.from(presented), known.secret)
-  ) {
-    return "current";
-  }
+  if (known?.hash === client.secretHash && constantTimeEqualBytes(bytes, known.secret)) return "current";
   const current = verifySecret(presented, client.secretHash);
-  if (current) confirmed.set(client, { hash: client.secretHash, secret: Buffer.from(presented) });
+  if (current) confirmed.set(client, { hash: client.secretHash, secret: bytes });
   const previousLive =
     client.previousSecretHash !== null &&
     client.previousSecretExpireTime !== null &&
