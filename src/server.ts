@@ -14,6 +14,7 @@ import { resolveSecrets } from "./platform/secrets.js";
 import { publicUrlWarnings } from "./platform/public-url.js";
 import { demotableLogger } from "./platform/quiet-logger.js";
 import { readTls, type TlsMaterial } from "./platform/tls.js";
+import { catchStopSignals, type StopSignals } from "./platform/stop-signals.js";
 import { createWebhooks } from "./webhooks/index.js";
 import { resealWebhookSecrets } from "./directory/scim-clients/reseal.js";
 import { RetiredWebhookRepo } from "./directory/scim-clients/retired-repo.js";
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = createLogger(config.logLevel, { format: config.logFormat });
+  const signals = catchStopSignals();
   logger.info({ config: describeConfig(config) }, "starting Roster");
   let tls: TlsMaterial | undefined;
   if (config.tls !== undefined) {
@@ -59,8 +61,15 @@ async function main(): Promise<void> {
       process.exit(1);
     },
   });
+  if (signals.received !== undefined) {
+    // Told to stop while the database was starting: it stops too, before anything listens.
+    logger.info({ signal: signals.received }, "stopping: the signal came before start-up finished");
+    await storage.close().catch(() => {});
+    await tracing?.shutdown();
+    process.exit(0);
+  }
   try {
-    await serve(config, { logger, quiet }, storage, { startedAt, tls }, tracing);
+    await serve(config, { logger, quiet }, storage, { startedAt, tls, signals }, tracing);
   } catch (e) {
     // Never leave an embedded PostgreSQL behind when start-up fails half-way.
     await storage.close().catch(() => {});
@@ -72,11 +81,11 @@ async function serve(
   config: Config,
   loggers: { logger: Logger; quiet: ReturnType<typeof demotableLogger> },
   storage: Storage,
-  start: { startedAt: number; tls: TlsMaterial | undefined },
+  start: { startedAt: number; tls: TlsMaterial | undefined; signals: StopSignals },
   tracing: Tracing | undefined,
 ): Promise<void> {
   const { logger, quiet } = loggers;
-  const { startedAt, tls } = start;
+  const { startedAt, tls, signals } = start;
   const scheme = tls === undefined ? "http" : "https";
   const inMemory = config.database.kind === "embedded" && !config.database.persistent;
   const secrets = await resolveSecrets(config.secrets, inMemory ? "memory" : { dataDir: config.dataDir });
@@ -148,8 +157,9 @@ async function serve(
       process.exit(1);
     }
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  signals.onStop((signal) => void shutdown(signal));
+  // A signal caught while the app was being built has started the shutdown: nothing is to listen.
+  if (closing) return;
   watchParent(() => void shutdown("parent exited"));
   if (config.tls !== undefined) {
     const files = config.tls;
