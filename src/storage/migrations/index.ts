@@ -39,6 +39,7 @@ import * as hotUserUpdates from "./0043-hot-user-updates.js";
 import * as writtenDerivedColumns from "./0044-written-derived-columns.js";
 import * as statementClientCheck from "./0045-statement-client-check.js";
 import * as guardStatements from "./0046-guard-statements.js";
+import * as guardWindowCounter from "./0047-guard-window-counter.js";
 
 /** Every migration, registered explicitly in order (no directory scanning). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -82,4 +83,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0044-written-derived-columns": writtenDerivedColumns,
   "0045-statement-client-check": statementClientCheck,
   "0046-guard-statements": guardStatements,
+  "0047-guard-window-counter": guardWindowCounter,
 };
