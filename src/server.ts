@@ -53,21 +53,35 @@ async function main(): Promise<void> {
 
   // Before any request or statement: spans need the provider registered.
   const tracing = config.tracing ? startTracing() : undefined;
-  const storage = await openStorage(config, quiet.logger, {
-    // Never a half-alive server: without its database Roster exits, and its supervisor (or the operator) restarts it.
-    onEmbeddedGone: (e) => {
-      logger.fatal({ err: e.message }, "embedded PostgreSQL is gone and could not be restarted; exiting");
-      process.stderr.write(`roster: embedded PostgreSQL is gone and could not be restarted: ${e.message}\n`);
-      process.exit(1);
-    },
-  });
-  if (signals.received !== undefined) {
-    // Told to stop while the database was starting: it stops too, before anything listens.
+  // A stop signal during start-up: what this start opened stops too, and nothing listens.
+  const stopBeforeReady = async (storage: Storage | undefined): Promise<never> => {
+    // Ctrl-C reaches the embedded PostgreSQL in the same instant: its connections breaking is the expected end.
+    quiet.demoteWarnings();
     logger.info({ signal: signals.received }, "stopping: the signal came before start-up finished");
-    await storage.close().catch(() => {});
+    if (storage !== undefined) {
+      storage.prepareToStop();
+      await storage.close().catch(() => {});
+    }
     await tracing?.shutdown();
     process.exit(0);
+  };
+  let storage: Storage;
+  try {
+    storage = await openStorage(config, quiet.logger, {
+      // Never a half-alive server: without its database Roster exits, and its supervisor (or the operator) restarts
+      // it. After a stop signal (Ctrl-C stops the embedded PostgreSQL as well) that end is the stop asked for.
+      onEmbeddedGone: (e) => {
+        if (signals.received !== undefined) return void stopBeforeReady(undefined);
+        logger.fatal({ err: e.message }, "embedded PostgreSQL is gone and could not be restarted; exiting");
+        process.stderr.write(`roster: embedded PostgreSQL is gone and could not be restarted: ${e.message}\n`);
+        process.exit(1);
+      },
+    });
+  } catch (e) {
+    if (signals.received !== undefined) return stopBeforeReady(undefined);
+    throw e;
   }
+  if (signals.received !== undefined) return stopBeforeReady(storage);
   try {
     await serve(config, { logger, quiet }, storage, { startedAt, tls, signals }, tracing);
   } catch (e) {

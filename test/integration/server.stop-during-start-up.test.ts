@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnRoster, startRoster } from "../helpers/roster-process.js";
 
-// SIGTERM sent to Roster alone (a supervisor stopping it, not Ctrl-C to the terminal's process group) while the
-// embedded PostgreSQL is being created, started or migrated: Roster finishes that step, stops the PostgreSQL it
-// started and exits 0, leaving no postmaster behind for the next start to find.
+// A stop signal while the embedded PostgreSQL is being created, started or migrated. SIGTERM sent to Roster alone (a
+// supervisor stopping it): Roster finishes that step, stops the PostgreSQL it started and exits 0, leaving no
+// postmaster behind for the next start to find. Ctrl-C (SIGINT to the terminal's process group, the PostgreSQL
+// included): the same end, with one info line and no error.
 
 let dataDir: string;
 beforeEach(async () => {
@@ -32,13 +33,17 @@ function postmaster(): number | undefined {
   }
 }
 
-async function stopWhen(line: string): Promise<{ status: number | string; output: string[] }> {
-  const roster = startRoster({ ROSTER_DATA_DIR: dataDir, ROSTER_LOG_FORMAT: "json" });
+async function stopWhen(
+  line: string,
+  signal: "SIGTERM" | "SIGINT" = "SIGTERM",
+): Promise<{ status: number | string; output: string[] }> {
+  const group = signal === "SIGINT";
+  const roster = startRoster({ ROSTER_DATA_DIR: dataDir, ROSTER_LOG_FORMAT: "json" }, { processGroup: group });
   let sent = false;
   roster.onLine = (l) => {
     if (!sent && l.includes(`"msg":"${line}"`)) {
       sent = true;
-      process.kill(roster.pid, "SIGTERM");
+      process.kill(group ? -roster.pid : roster.pid, signal);
     }
   };
   try {
@@ -63,6 +68,20 @@ describe("SIGTERM to Roster before it is ready (embedded PostgreSQL)", () => {
     },
     120_000,
   );
+
+  it("Ctrl-C to the process group while migrating: one info line, nothing at WARN or above, exit 0", async () => {
+    const { status, output } = await stopWhen("embedded PostgreSQL ready", "SIGINT");
+    const context = output.join("\n");
+    expect(status, context).toBe(0);
+    expect(context).not.toContain("failed to start");
+    const lines = output.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(
+      lines.filter((l) => l.level >= 40).map((l) => l.msg),
+      context,
+    ).toEqual([]);
+    expect(lines.at(-1)?.msg, context).toBe("stopping: the signal came before start-up finished");
+    expect(postmaster(), context).toBeUndefined();
+  }, 120_000);
 
   it("the next start on the same data directory finds no orphan and serves", async () => {
     await stopWhen("embedded PostgreSQL ready");
