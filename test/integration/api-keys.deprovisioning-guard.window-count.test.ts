@@ -92,6 +92,18 @@ describe("the guard's carried window count", () => {
     expect(rows[0]?.n).toBe(0);
   });
 
+  it("stays exact under concurrent deactivations: the one past min_count trips, every later one is held", async () => {
+    await configureGuard(t, c.clientId, { min_count: 10, window_seconds: 3600 });
+    const ids = await users(20);
+    await Promise.all(ids.map((id) => deactivate(id)));
+    const res = await adminCall(t, "GET", `/scimClients/${c.clientId}/deprovisioningGuard`);
+    // 10 flowed; the 11th tripped the guard and was held, as were the 9 after it.
+    expect(res.json()).toMatchObject({ state: "HOLDING", window_count: 20, held_users: 10 });
+    const { rows } = await sql<{ window_count: number }>`select window_count from deprovisioning_guards
+      where client_id = ${c.clientId}`.execute(t.db);
+    expect(rows[0]?.window_count).toBe(11);
+  });
+
   it("reads the marks that left the window, not the whole window, on each counted deactivation", async () => {
     await configureGuard(t, c.clientId, { min_count: 1_000_000, window_seconds: 3600 });
     const [a, b] = await users(2);
