@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   // A stop signal during start-up: what this start opened stops too, and nothing listens.
   const stopBeforeReady = async (storage: Storage | undefined): Promise<never> => {
     // Ctrl-C reaches the embedded PostgreSQL in the same instant: its connections breaking is the expected end.
-    quiet.demoteWarnings();
+    if (config.database.kind === "embedded") quiet.demoteWarnings();
     logger.info({ signal: signals.received }, "stopping: the signal came before start-up finished");
     if (storage !== undefined) {
       storage.prepareToStop();
