@@ -11,15 +11,15 @@ export interface StopSignals {
   onStop(stop: (signal: string) => void): void;
 }
 
-export function catchStopSignals(target: Pick<NodeJS.Process, "on"> = process): StopSignals {
+export function catchStopSignals(): StopSignals {
   let received: string | undefined;
   let handler: ((signal: string) => void) | undefined;
   const caught = (signal: string) => {
     received ??= signal;
     handler?.(signal);
   };
-  target.on("SIGTERM", () => caught("SIGTERM"));
-  target.on("SIGINT", () => caught("SIGINT"));
+  process.on("SIGTERM", () => caught("SIGTERM"));
+  process.on("SIGINT", () => caught("SIGINT"));
   return {
     get received() {
       return received;

@@ -55,9 +55,9 @@ async function stopWhen(
   }
 }
 
-describe("SIGTERM to Roster before it is ready (embedded PostgreSQL)", () => {
+describe("a stop signal before Roster is ready (embedded PostgreSQL)", () => {
   it.each(["starting Roster", "embedded PostgreSQL ready"])(
-    "at “%s”: stops its PostgreSQL and exits 0",
+    "SIGTERM to Roster alone at “%s”: stops its PostgreSQL and exits 0",
     async (line) => {
       const { status, output } = await stopWhen(line);
       const context = output.join("\n");
