@@ -13,7 +13,7 @@ import { rethrowClientGone } from "./scim-clients/gone-repo.js";
  */
 export { publishEvents as eventWrites, writeEvents } from "../storage/event-store.js";
 export type { RecordEvents } from "../storage/event-store.js";
-export { claimSparedColumn } from "../storage/event-guard.js";
+export { claimSparedColumn, heldColumn } from "../storage/event-guard.js";
 export { markClaimSpared } from "../storage/event-port.js";
 
 /** Runs `work` in a transaction whose events `record` writes, and announces them to `sink` once it committed. */

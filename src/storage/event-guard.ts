@@ -57,17 +57,40 @@ function heldBehind(batch: OutboxBatch, json: RawBuilder<unknown>, when: RawBuil
 /** The columns of `ev_rows`, and of `ev_one`. */
 const ROW_COLUMNS = sql`id, event, ordering_key, data, body, key_actor, key_id, n`;
 
+/** The one event of a batch that stands for no API keys and deprovisions nothing (most writes), if it is one. */
+export function singleEventOf(batch: OutboxBatch): OutboxRow | undefined {
+  const [first] = batch.rows;
+  if (batch.rows.length !== 1 || first === undefined || first.keyActor !== undefined || first.keyId !== undefined) {
+    return undefined;
+  }
+  return batchMayDeprovision(batch) ? undefined : first;
+}
+
+/** Whether a batch of one event is tested for a held event of its resource: a SCIM connection's. */
+const mayBeHeldBehind = (batch: OutboxBatch): boolean => batch.source === "scim" && batch.directoryId !== null;
+
 /**
  * The WITH-list entries ending with `ev_rows` for a batch of one event that stands for no API keys and deprovisions
- * nothing: most writes. The event travels as parameters (`ev_one`), not as a JSON array: the statement then parses
- * no JSON and needs no row function or sort for it. A SCIM connection's event is held, as guardedEventClauses holds
- * one, behind a held event of its resource; only then is the JSON array the hold function takes built, from `ev_one`.
+ * nothing: most writes (singleEventOf). The event travels as parameters (`ev_one`), not as a JSON array: the
+ * statement then parses no JSON and needs no row function or sort for it. A SCIM connection's event is held, as
+ * guardedEventClauses holds one, behind a held event of its resource; only then is the JSON array the hold function
+ * takes built, from `ev_one`.
+ *
+ * `unheld`: the writer knows its resource has no held event, so the test is left out. A held event of a resource
+ * is only ever written by a write of that resource's row, which changes the row's version: a writer whose own
+ * last write of the row flowed (heldColumn), and whose statement is guarded by the version that write left, knows
+ * it. Neither a release nor a discard of held events can add one.
  */
-export function singleEventClauses(batch: OutboxBatch, row: OutboxRow, when: RawBuilder<unknown>): RawBuilder<unknown> {
+export function singleEventClauses(
+  batch: OutboxBatch,
+  row: OutboxRow,
+  when: RawBuilder<unknown>,
+  unheld: boolean,
+): RawBuilder<unknown> {
   const one = sql`ev_one as (select ${row.id}::uuid as id, ${row.event}::text as event,
         ${row.orderingKey}::text as ordering_key, ${row.data}::text as data, ${row.body}::text as body,
         null::uuid as key_actor, null::uuid as key_id, 1::bigint as n)`;
-  if (batch.source !== "scim" || batch.directoryId === null) {
+  if (!mayBeHeldBehind(batch) || unheld) {
     return sql`${one}, ev_rows as (select ${ROW_COLUMNS} from ev_one where ${when})`;
   }
   const json = sql`(select json_build_array(json_build_object('id', o.id, 'event', o.event,
@@ -88,4 +111,14 @@ export function claimSparedColumn(batch: OutboxBatch | undefined): RawBuilder<un
   if (batch === undefined || batch.directoryId === null || !batchMayDeprovision(batch)) return sql``;
   return sql`, (exists (select 1 from ev_rows) or coalesce((select g.tripped_time is not null and g.warned
     from deprovisioning_guards g where g.client_id = ${batch.directoryId}::text), false)) as claim_spared`;
+}
+
+/**
+ * For a SCIM connection's batch of one event (singleEventClauses), a column `held` of the writing statement's
+ * result: whether its event was held (never, when `unheld` left the test out). Nothing for other batches, whose
+ * outcome the writer leaves unknown.
+ */
+export function heldColumn(batch: OutboxBatch | undefined, unheld: boolean): RawBuilder<unknown> {
+  if (batch === undefined || !mayBeHeldBehind(batch) || singleEventOf(batch) === undefined) return sql``;
+  return unheld ? sql`, false as held` : sql`, (select p.held from ev_p p) as held`;
 }

@@ -1,12 +1,11 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "./database.js";
-import { batchRows, guardedEventClauses, singleEventClauses } from "./event-guard.js";
+import { batchRows, guardedEventClauses, singleEventClauses, singleEventOf } from "./event-guard.js";
 import { keyEventData, uuidv7Of } from "./key-event-sql.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
 import { currentTraceparent } from "../platform/trace-context.js";
 import {
-  batchMayDeprovision,
   type EventOrigin,
   type EventSink,
   type KeyEvents,
@@ -40,14 +39,18 @@ type Executor = Db | Transaction<Database>;
  * where pg serialises array parameters element by element in JavaScript), except a lone event that stands for no
  * keys and deprovisions nothing — most writes — whose fields are parameters of their own (singleEventClauses): the
  * statement then parses no JSON. The rows of `KeyEvents` become one event per API key, read from `api_keys` by the
- * same statement (keyEventRows).
+ * same statement (keyEventRows). `unheld`: see singleEventClauses (event-guard.ts); only a batch of one such event
+ * uses it.
  */
-export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): RawBuilder<unknown> | undefined {
+export function publishEvents(
+  batch: OutboxBatch,
+  when: RawBuilder<unknown>,
+  unheld = false,
+): RawBuilder<unknown> | undefined {
   if (batch.rows.length === 0) return undefined;
   const keyed = batch.rows.some((r) => r.keyActor !== undefined || r.keyId !== undefined);
-  const [first] = batch.rows;
   // One event that stands for no keys and deprovisions nothing (most writes) travels as parameters.
-  const single = batch.rows.length === 1 && !keyed && !batchMayDeprovision(batch) ? first : undefined;
+  const single = singleEventOf(batch);
   // Only a batch with KeyEvents reads api_keys: the statements of every other change stay as they are.
   const source = keyed ? sql`ev_all r` : sql`ev_rows r`;
   const order = keyed ? sql`order by r.n, r.m` : single !== undefined ? sql`` : sql`order by r.n`;
@@ -56,7 +59,7 @@ export function publishEvents(batch: OutboxBatch, when: RawBuilder<unknown>): Ra
   // A SCIM connection's batch goes through its deprovisioning guard, which may hold it; admin events bypass it.
   const published =
     single !== undefined
-      ? singleEventClauses(batch, single, when)
+      ? singleEventClauses(batch, single, when, unheld)
       : batch.source === "scim" && batch.directoryId !== null
         ? guardedEventClauses(batch, JSON.stringify(batch.rows), when)
         : sql`ev_rows as (select r.* from ${batchRows(sql`${JSON.stringify(batch.rows)}::json`)} where ${when})`;

@@ -76,8 +76,13 @@ async function whileRowLocked(
 }
 const whileRowShared = (write: () => Promise<{ statusCode: number; body: string }>) => whileRowLocked("share", write);
 
-/** The connection tripped, with one held event of `id` (as a held deactivation leaves it). */
+/**
+ * The connection tripped, with one held event of `id` (as a held deactivation leaves it: a held event is only ever
+ * written with a write of its user's row, so the row's version moves too, and no instance's remembered document
+ * of the user is current).
+ */
 async function holdOne(id: string): Promise<void> {
+  await sql`update identities set version = version + 1 where id = ${id}`.execute(database.db);
   await sql`insert into deprovisioning_guards (client_id, tripped_time) values (${c.clientId}, now())
     on conflict (client_id) do update set tripped_time = now()`.execute(database.db);
   await sql`insert into held_events (id, client_id, organization_id, event, ordering_key, data, create_time)

@@ -79,7 +79,7 @@ export class IdentityCommands {
         extensionValues,
       );
       this.#events.committed(events);
-      this.#cache.remember(orgId, user);
+      this.#cache.remember(orgId, user, user.flowed ? (events.directoryId ?? undefined) : undefined);
       return { user: { ...user, groups: view.groups ? [] : undefined }, linked: false };
     } catch (e) {
       const clash = this.#store.uniqueClash(e);
@@ -175,10 +175,12 @@ export class IdentityCommands {
       view.groups,
       events,
       document.active !== false,
+      // Only a remembered document carries what became of its write's events (DocumentCache).
+      read === undefined && base.flowedFor !== undefined && base.flowedFor === events.directoryId,
     );
     if (user === undefined) return undefined;
     this.#events.committed(events);
-    this.#cache.remember(orgId, user);
+    this.#cache.remember(orgId, user, user.flowed ? (events.directoryId ?? undefined) : undefined);
     return user;
   }
 

@@ -4,6 +4,13 @@ import { StoredDocument } from "./stored-document.js";
 export interface VersionedDocument {
   readonly version: string;
   readonly document: StoredDocument;
+  /**
+   * The connection whose write left this version, when that write's events are known to have flowed rather than
+   * been held: that connection then holds no event of the user while the row stays at this version (a held event
+   * is only ever written by a write of the row), so its next write guarded by this version need not test for one.
+   * Another connection's holds are its own: it may hold an earlier change of the user.
+   */
+  readonly flowedFor?: string | undefined;
 }
 
 export const DEFAULT_DOCUMENT_CACHE_SIZE = 10_000;
@@ -29,7 +36,8 @@ export class DocumentCache {
     return this.#entries.get(`${orgId}/${id}`);
   }
 
-  remember(orgId: string, user: { readonly id: string } & VersionedDocument): void {
+  /** `flowedFor`: see VersionedDocument. */
+  remember(orgId: string, user: { readonly id: string } & VersionedDocument, flowedFor?: string): void {
     if (this.#capacity === 0) return;
     const key = `${orgId}/${user.id}`;
     this.#entries.delete(key);
@@ -37,6 +45,7 @@ export class DocumentCache {
     this.#entries.set(key, {
       version: user.version,
       document: new StoredDocument(user.document.text, user.document.serverKeys),
+      flowedFor,
     });
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next();

@@ -97,17 +97,21 @@ export class IdentityStore {
     );
   }
 
-  /** A new identity with its identifiers, extension index rows and events, in one statement. */
+  /** A new identity with its identifiers, extension index rows and events, in one statement (`flowed`: see updateAt). */
   async create(
     row: NewIdentity,
     identifiers: readonly Identifier[],
     events: OutboxBatch,
     extensionValues: readonly ExtensionValue[],
-  ): Promise<StoredUser> {
-    return toStoredUser(await repo.createUser(this.#db, row, identifiers, events, extensionValues));
+  ): Promise<StoredUser & { readonly flowed: boolean }> {
+    const created = await repo.createUser(this.#db, row, identifiers, events, extensionValues);
+    return { ...toStoredUser(created), flowed: created.flowed };
   }
 
-  /** The optimistic update of repo.updateUserAt: undefined when the row is no longer at `version`. */
+  /**
+   * The optimistic update of repo.updateUserAt: undefined when the row is no longer at `version`. `flowed`: whether
+   * the write's events are known to have flowed (not held).
+   */
   async updateAt(
     orgId: string,
     id: string,
@@ -116,9 +120,10 @@ export class IdentityStore {
     groups: boolean,
     events: OutboxBatch | undefined,
     wasActive?: boolean,
-  ): Promise<StoredUser | undefined> {
-    const row = await repo.updateUserAt(this.#db, orgId, id, version, values, groups, events, wasActive);
-    return row === undefined ? undefined : toStoredUser(row);
+    unheld?: boolean,
+  ): Promise<(StoredUser & { readonly flowed: boolean }) | undefined> {
+    const row = await repo.updateUserAt(this.#db, orgId, id, version, values, groups, events, wasActive, unheld);
+    return row === undefined ? undefined : { ...toStoredUser(row), flowed: row.flowed };
   }
 
   /** The row a write starts from, read without a lock on the primary. */

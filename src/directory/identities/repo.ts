@@ -3,7 +3,7 @@ import type { Db } from "../../storage/database.js";
 import { preparedStatement } from "../../storage/prepared.js";
 import type { Database } from "../../storage/schema.js";
 import type { OutboxBatch } from "../events.js";
-import { eventWrites, markClaimSpared, claimSparedColumn } from "../events-repo.js";
+import { claimSparedColumn, eventWrites, heldColumn, markClaimSpared } from "../events-repo.js";
 import { rethrowClientGone } from "../scim-clients/gone-repo.js";
 import { digestOf, IDENTITY_EXTENSION_INDEX, replaceIndexedValues } from "../extension-index-repo.js";
 import { ENTERPRISE_KEY, type Identifier } from "./document.js";
@@ -72,8 +72,8 @@ export async function lockUser(
 }
 
 /** The clauses that write `events` once `u` wrote its row. */
-const eventsClause = (events: OutboxBatch | undefined) => {
-  const clause = events === undefined ? undefined : eventWrites(events, sql`exists (select 1 from u)`);
+const eventsClause = (events: OutboxBatch | undefined, unheld = false) => {
+  const clause = events === undefined ? undefined : eventWrites(events, sql`exists (select 1 from u)`, unheld);
   return clause === undefined ? sql`` : sql`, ${clause}`;
 };
 
@@ -82,7 +82,10 @@ const eventsClause = (events: OutboxBatch | undefined) => {
  * it was. Undefined when the row changed or vanished since it was read; the caller then starts over under a row lock.
  * Identifiers are not touched: only for writes that keep them. `wasActive`, the `active` of the row at `version`:
  * when it is the value written, the statement leaves the column out, and the trigger that counts a change of it
- * (0035-active-user-counts) is not even evaluated.
+ * (0035-active-user-counts) is not even evaluated. `unheld`: the caller knows the user has no held event (its own
+ * last write of the row, at `version`, flowed), so the statement does not test for one (singleEventClauses). The row
+ * has `flowed`: whether the events are known to have flowed — false when they were held or when the statement
+ * could not tell, so that the next write tests again.
  */
 export async function updateUserAt(
   db: Db,
@@ -93,9 +96,10 @@ export async function updateUserAt(
   groups: boolean,
   events: OutboxBatch | undefined,
   wasActive?: boolean,
-): Promise<UserRow | undefined> {
+  unheld = false,
+): Promise<(UserRow & { flowed: boolean }) | undefined> {
   const active = values.active === wasActive ? sql`` : sql`active = ${values.active}, `;
-  const { rows } = await USER_UPDATE_GUARDED.sql<UserRow & { claim_spared?: boolean }>`
+  const { rows } = await USER_UPDATE_GUARDED.sql<UserRow & { claim_spared?: boolean; held?: boolean }>`
     with u as (
       update identities set user_name = ${values.user_name}, external_id = ${values.external_id},
         employee_number = ${values.employee_number}, ${active}manager_id = ${values.manager_id}::uuid,
@@ -103,19 +107,21 @@ export async function updateUserAt(
         updated_at = ${values.now}, modified_hour = ${hourOf(values.now)}, version = version + 1
       where organization_id = ${orgId} and id = ${id} and version = ${version}::bigint
       returning ${columnsOf(db, "identities", groups)}
-    )${eventsClause(events)}
-    select u.*${claimSparedColumn(events)} from u`
+    )${eventsClause(events, unheld)}
+    select u.*${claimSparedColumn(events)}${heldColumn(events, unheld)} from u`
     .execute(db)
     .catch(rethrowClientGone);
   const row = rows[0];
+  if (row === undefined) return undefined;
   // A deactivation that flowed, or met an announced hold, spares the guard's claim its round trip after commit.
-  if (row?.claim_spared === true && events !== undefined) markClaimSpared(events);
-  return row;
+  if (row.claim_spared === true && events !== undefined) markClaimSpared(events);
+  return { ...row, flowed: row.held === false };
 }
 
 /**
  * A new identity, its identifiers, its extension index rows and `events` in one statement. A taken identifier fails
- * the whole statement (IDENTIFIERS_KEY).
+ * the whole statement (IDENTIFIERS_KEY). A new identity has no held event to wait behind, so its event is written
+ * without the test for one (singleEventClauses), and the row has `flowed` as updateUserAt's has.
  */
 export async function createUser(
   db: Db,
@@ -123,8 +129,8 @@ export async function createUser(
   identifiers: readonly Identifier[],
   events: OutboxBatch,
   extensionValues: readonly ExtensionValue[] = [],
-): Promise<UserRow> {
-  const { rows } = await USER_CREATE.sql<UserRow>`
+): Promise<UserRow & { flowed: boolean }> {
+  const { rows } = await USER_CREATE.sql<UserRow & { held?: boolean }>`
     with u as (
       insert into identities (id, organization_id, user_name, external_id, employee_number, active, manager_id, scim,
         traits, password_hash, created_at, updated_at, modified_hour)
@@ -136,13 +142,13 @@ export async function createUser(
       insert into identity_identifiers (value, kind, identity_id, organization_id)
       select v.value, v.kind, u.id, ${row.organization_id}::uuid
       from u, unnest(${identifiers.map((x) => x.value)}::text[], ${identifiers.map((x) => x.kind)}::text[]) as v(value, kind)
-    )${extensionClause(row.organization_id, extensionValues)}${eventsClause(events)}
-    select * from u`
+    )${extensionClause(row.organization_id, extensionValues)}${eventsClause(events, true)}
+    select *${heldColumn(events, true)} from u`
     .execute(db)
     .catch(rethrowClientGone);
   const [inserted] = rows;
   if (inserted === undefined) throw new Error("insert returned no row");
-  return inserted;
+  return { ...inserted, flowed: inserted.held === false };
 }
 
 /** The extension index rows of a new identity, as a clause of createUser (nothing for most clients). */
