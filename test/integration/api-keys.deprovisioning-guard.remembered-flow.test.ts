@@ -61,6 +61,14 @@ async function trip(): Promise<void> {
   expect(await heldOf(c)).toMatchObject({ state: "HOLDING", held_events: 1 });
 }
 
+/** A user created before the trip whose deactivation, after it, this connection holds. */
+async function heldUser(): Promise<string> {
+  const id = await user();
+  await trip();
+  await patchAs(c, id, { active: false });
+  return id;
+}
+
 describe("the hold test of a remembered write", () => {
   it("is left out after this connection's write flowed, a creation's included, and the event still flows", async () => {
     t.queries.reset();
@@ -77,9 +85,7 @@ describe("the hold test of a remembered write", () => {
   });
 
   it("is made after a held write, which keeps the user's later writes held", async () => {
-    const id = await user();
-    await trip();
-    await patchAs(c, id, { active: false });
+    const id = await heldUser();
     expect(await heldOf(c)).toMatchObject({ held_events: 2 });
     expect(await rename(id, "Waits")).toBe(true);
     expect(await rename(id, "Waits too")).toBe(true);
@@ -89,9 +95,7 @@ describe("the hold test of a remembered write", () => {
 
   it("is made by a connection after another connection's write: that one's flow says nothing of this one's holds", async () => {
     const other = await clientIn(t, c.organizationId);
-    const id = await user();
-    await trip();
-    await patchAs(c, id, { active: false });
+    const id = await heldUser();
     // The other connection's guard holds nothing: its write flows and leaves the remembered version.
     expect(await rename(id, "Other", other)).toBe(true);
     expect(await rename(id, "Other again", other)).toBe(false);
@@ -102,9 +106,7 @@ describe("the hold test of a remembered write", () => {
   });
 
   it("is made again once the holds are released, and then left out", async () => {
-    const id = await user();
-    await trip();
-    await patchAs(c, id, { active: false });
+    const id = await heldUser();
     const { held_events } = await heldOf(c);
     const released = await adminCall(t, "POST", `/scimClients/${c.clientId}/deprovisioningGuard:release`, {
       confirm_count: held_events,

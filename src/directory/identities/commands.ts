@@ -1,6 +1,6 @@
 import type { Clock } from "../../platform/clock.js";
 import { uuidv7 } from "../../platform/ids.js";
-import { type DirectoryEvent, type EventSink, keyEventsOf, membershipEventData } from "../events.js";
+import { type DirectoryEvent, type EventSink, keyEventsOf, type OutboxBatch, membershipEventData } from "../events.js";
 import { groupRaw } from "../groups/events.js";
 import { checkVersion, type ExpectedVersions, VersionMismatchError, versionMatches } from "../preconditions.js";
 import type { CompiledMapping, DataMapper } from "../mapping/mapper.js";
@@ -79,7 +79,7 @@ export class IdentityCommands {
         extensionValues,
       );
       this.#events.committed(events);
-      this.#cache.remember(orgId, user, user.flowed ? (events.directoryId ?? undefined) : undefined);
+      this.#cache.remember(orgId, user, flowedFor(user, events));
       return { user: { ...user, groups: view.groups ? [] : undefined }, linked: false };
     } catch (e) {
       const clash = this.#store.uniqueClash(e);
@@ -180,7 +180,7 @@ export class IdentityCommands {
     );
     if (user === undefined) return undefined;
     this.#events.committed(events);
-    this.#cache.remember(orgId, user, user.flowed ? (events.directoryId ?? undefined) : undefined);
+    this.#cache.remember(orgId, user, flowedFor(user, events));
     return user;
   }
 
@@ -239,3 +239,7 @@ export class IdentityCommands {
     return { ok: true, identity: found.identity };
   }
 }
+
+/** The connection a written user's remembered version records as its events' (DocumentCache), if they flowed. */
+const flowedFor = (user: { readonly flowed: boolean }, events: OutboxBatch): string | undefined =>
+  user.flowed ? (events.directoryId ?? undefined) : undefined;
