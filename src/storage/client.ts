@@ -21,20 +21,45 @@ export class ResilientClient extends pg.Client {
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() is a dozen overloads; this forwards all of them.
   override query(...args: any[]): any {
     const [config] = args;
-    const result: unknown =
-      config instanceof DescribedQuery
-        ? new Promise((resolve, reject) => {
-            // pg answers a query object through its callback only: here, as for any other query, with a promise.
-            (config as { callback?: unknown }).callback = (err: Error | null, res: unknown) =>
-              err ? reject(err) : resolve(res);
-            (super.query as (q: unknown) => unknown)(config);
-          })
-        : (super.query as (...a: unknown[]) => unknown)(...args);
+    if (config instanceof DescribedQuery) {
+      // pg answers a query object through its callback only: here, as for any other query, with a promise — one
+      // promise for the statement, its watch and its timeout together.
+      const settled = this.watch();
+      return new Promise((resolve, reject) => {
+        (config as { callback?: unknown }).callback = (err: Error | null, res: unknown) => {
+          settled?.();
+          if (err === null || err === undefined) {
+            resolve(res);
+            return;
+          }
+          if (err.message === QUERY_TIMEOUT_MESSAGE) this.cut();
+          reject(err);
+        };
+        (super.query as (q: unknown) => unknown)(config);
+      });
+    }
+    const result: unknown = (super.query as (...a: unknown[]) => unknown)(...args);
     if (!(result instanceof Promise)) return result;
-    return result.catch((e: unknown) => {
-      if (e instanceof Error && e.message === QUERY_TIMEOUT_MESSAGE) this.cut();
-      throw e;
-    });
+    const settled = this.watch();
+    return result.then(
+      (value: unknown) => {
+        settled?.();
+        return value;
+      },
+      (e: unknown) => {
+        settled?.();
+        if (e instanceof Error && e.message === QUERY_TIMEOUT_MESSAGE) this.cut();
+        throw e;
+      },
+    );
+  }
+
+  /**
+   * Called as a statement is sent; returns what to call once it is answered, or nothing when statements are not
+   * watched (liveness.ts watches them).
+   */
+  protected watch(): (() => void) | undefined {
+    return undefined;
   }
 
   /** Drops the connection at once: the statement under way fails ("Connection terminated"), the pool drops it. */

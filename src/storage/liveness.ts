@@ -115,7 +115,7 @@ export function watchedClient(liveness: DatabaseLiveness): typeof ResilientClien
     override connect(): Promise<pg.Client>;
     override connect(callback: (err: Error) => void): void;
     override connect(callback?: (err: Error) => void): Promise<pg.Client> | undefined {
-      const done = this.#watch();
+      const done = this.watch();
       if (callback === undefined) return super.connect().finally(done);
       super.connect((err: Error) => {
         done();
@@ -124,15 +124,8 @@ export function watchedClient(liveness: DatabaseLiveness): typeof ResilientClien
       return undefined;
     }
 
-    // biome-ignore lint/suspicious/noExplicitAny: pg's query() is a dozen overloads; this forwards all of them.
-    override query(...args: any[]): any {
-      const result: unknown = super.query(...args);
-      if (!(result instanceof Promise)) return result;
-      return result.finally(this.#watch());
-    }
-
     /** Starts watching what is under way; returns what to call once it is answered. */
-    #watch(): () => void {
+    protected override watch(): () => void {
       let settled = false;
       const timer = setTimeout(() => {
         void liveness.answers().then((answered) => {
