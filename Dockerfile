@@ -26,4 +26,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.ROSTER_PORT||8080)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Node is PID 1: SIGTERM (docker stop) reaches Roster itself, which finishes in-flight requests and exits.
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "src/server.ts"]
+CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "src/server.ts"]

@@ -1,9 +1,18 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rosterUrlFrom, type StartedChild, startChild } from "./child.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 export const SECRETS = "bench-cursor-and-box-key-0123456789abcdef0123456789";
+/** The node flags `npm start` gives Roster: those of package.json's start script before `--import tsx`. */
+export const START_FLAGS: readonly string[] = (() => {
+  const start = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts
+    .start;
+  const words = start.split(/\s+/);
+  return words.slice(words.indexOf("node") + 1, words.indexOf("--import"));
+})();
 
 /**
  * Starts Roster as a child process exactly as `npm start` does (port 0, log level `warn`, fixed admin token and
@@ -16,7 +25,7 @@ export function startRoster(databaseUrl: string, dataDir: string): Promise<Start
     name: "Roster",
     script: "src/server.ts",
     // Profiling: BENCH_ROSTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof).
-    nodeArgs: (process.env.BENCH_ROSTER_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== ""),
+    nodeArgs: [...START_FLAGS, ...(process.env.BENCH_ROSTER_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== "")],
     cwd: ROOT,
     env: {
       ...env,

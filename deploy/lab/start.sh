@@ -23,7 +23,7 @@ case "$1" in
       ROSTER_DATABASE_URL="postgres://postgres@127.0.0.1:$BOUNCER/roster" ROSTER_DATABASE_POOLING=transaction \
       ROSTER_DATABASE_CONNECT_TIMEOUT_MS=$ROSTER_CONNECT_TIMEOUT_MS \
       ROSTER_SECRETS=$SECRETS ROSTER_ADMIN_TOKEN=$ADMIN_TOKEN ROSTER_LOG_LEVEL=warn ROSTER_WEBHOOK_URL_ALLOW=127.0.0.1 \
-      node --import tsx src/server.ts >>"$LAB/logs/roster-$2.log" 2>&1 </dev/null &
+      node --max-semi-space-size=32 --import tsx src/server.ts >>"$LAB/logs/roster-$2.log" 2>&1 </dev/null &
     echo $! >"$LAB/roster-$2.pid"
     ;;
   *)

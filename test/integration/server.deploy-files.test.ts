@@ -26,8 +26,10 @@ describe.skipIf(ANALYZE === undefined)(
 
     it("starts what npm start starts and reloads TLS with SIGHUP", () => {
       const unit = read("deploy/systemd/roster.service");
-      expect(unit).toContain("ExecStart=/usr/bin/node --import tsx src/server.ts");
-      expect(JSON.parse(read("package.json")).scripts.start).toBe("exec node --import tsx src/server.ts");
+      expect(unit).toContain("ExecStart=/usr/bin/node --max-semi-space-size=32 --import tsx src/server.ts");
+      expect(JSON.parse(read("package.json")).scripts.start).toBe(
+        "exec node --max-semi-space-size=32 --import tsx src/server.ts",
+      );
       expect(unit).toContain("ExecReload=/bin/kill -HUP $MAINPID");
     });
   },
@@ -46,7 +48,9 @@ describe("Dockerfile and compose.yaml", () => {
       );
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) expect(existsSync(join(ROOT, source)), source).toBe(true);
-    expect(read("Dockerfile")).toContain('CMD ["node", "--import", "tsx", "src/server.ts"]');
+    expect(read("Dockerfile")).toContain(
+      'CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "src/server.ts"]',
+    );
   });
 
   it("compose.yaml builds this directory's Dockerfile and gives Roster a PostgreSQL URL and its secrets", () => {
