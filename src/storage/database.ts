@@ -2,6 +2,7 @@ import { Kysely, sql } from "kysely";
 import pg from "pg";
 import { DatabaseLiveness, watchedClient } from "./liveness.js";
 import { namingDialect } from "./driver.js";
+import { runDirectly } from "./prepared.js";
 import type { Database } from "./schema.js";
 import { quoteIdent } from "./quote.js";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.js";
@@ -93,11 +94,17 @@ export function openDatabase(options: DatabaseOptions): OpenDatabase {
   pool.on("error", onConnectionError);
   // Behind a transaction pooler, synchronous_commit = off is set local to each transaction instead (driver.ts).
   const asyncCommit = !sessionMode && options.synchronousCommit === false;
-  const db = new Kysely<Database>({ dialect: namingDialect(pool, sessionMode, asyncCommit) });
+  const dialect = namingDialect(pool, sessionMode, asyncCommit);
+  const db = new Kysely<Database>({ dialect });
+  runDirectly(db, dialect.run);
   return {
     db,
     pool,
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      // Kysely ends the pool only if a statement went through its executor: runDirectly's do not.
+      if (!pool.ended) await pool.end();
+    },
   };
 }
 

@@ -43,6 +43,17 @@ const STATEMENT = Symbol("roster.preparedStatement");
 
 type Named = CompiledQuery & { readonly [STATEMENT]?: string };
 
+type Runner = <R>(query: CompiledQuery) => Promise<QueryResult<R>>;
+
+/** Per database (a Kysely instance on the pool, never a transaction's), how its driver runs a statement itself. */
+const directRunners = new WeakMap<object, Runner>();
+
+/** `db`'s statements run with runPrepared outside a transaction go to `run` (database.ts: the driver's own run). */
+// biome-ignore lint/suspicious/noExplicitAny: any database.
+export function runDirectly(db: Kysely<any>, run: Runner): void {
+  directRunners.set(db, run);
+}
+
 /** Runs a query (a Kysely builder or an `sql` template, on the pool or in a transaction) as `statement`. */
 export function runPrepared<R>(
   // biome-ignore lint/suspicious/noExplicitAny: any database: only executeQuery is used.
@@ -52,7 +63,8 @@ export function runPrepared<R>(
 ): Promise<QueryResult<R>> {
   const compiled = "isRawBuilder" in query ? query.compile(db) : query.compile();
   const named: Named = Object.freeze({ ...compiled, [STATEMENT]: statement.name });
-  return db.executeQuery(named as CompiledQuery<R>);
+  const direct = directRunners.get(db);
+  return direct === undefined ? db.executeQuery(named as CompiledQuery<R>) : direct<R>(named);
 }
 
 /** The declared name a compiled query was run under, if it was run with runPrepared. */
