@@ -104,13 +104,15 @@ export function clientErrorHandler(error: NodeJS.ErrnoException & { rawPacket?: 
 /** The root scope: 404s and errors of paths under no scope, in the protocol their path suggests. */
 export function installEdge(app: FastifyInstance, logger: Logger, faults: DatabaseFaults): void {
   // An unknown path outside the scopes is 404 before its body is read (the scopes do the same after auth).
-  app.addHook("onRequest", async (req, reply) => {
+  // A callback, not an async function: every request passes here, and a promise per request is Fastify's to await.
+  app.addHook("onRequest", (req, reply, done) => {
     if (req.is404 && !SCOPED.test(req.url)) {
       const protocol = protocolOf(req.url);
+      // Answered here: the hook does not call done, so nothing after it runs.
       send(reply, 404, render(protocol, 404, `no endpoint ${req.method} ${pathOnly(req.url)}`));
-      return reply;
+      return;
     }
-    return undefined;
+    done();
   });
   app.setNotFoundHandler((req, reply) => {
     send(reply, 404, render(protocolOf(req.url), 404, `no endpoint ${req.method} ${pathOnly(req.url)}`));

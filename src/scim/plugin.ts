@@ -1,12 +1,12 @@
-import type { FastifyError, FastifyInstance, HTTPMethods } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from "fastify";
 import type { ScimClient } from "../directory/scim-clients/types.js";
 import type { Logger } from "../platform/logger.js";
 import { logInternalError, pathOnly } from "../platform/internal-error.js";
 import { describeProblem, findUnstorable, findUnstorableParameter, isStorableText } from "../platform/storable.js";
 import { type DatabaseFaults, faultOf } from "../platform/faults.js";
 import type { AccessTokenCodec } from "./auth/access-tokens.js";
-import { authenticate } from "./auth/authenticate.js";
-import { presentedCredentials } from "./auth/credentials.js";
+import { authenticate, authenticateAtOnce } from "./auth/authenticate.js";
+import { type Presented, presentedCredentials } from "./auth/credentials.js";
 import { badRequest, ScimError, scimErrorOf } from "./errors.js";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.js";
 import { SCIM_CONTENT_TYPE, sendError } from "./render.js";
@@ -23,6 +23,8 @@ declare module "fastify" {
 export interface ScimClientLookup {
   /** Cached (found clients only): a few seconds stale at most. */
   get(clientId: string): Promise<ScimClient | undefined>;
+  /** What get would answer from its cache without waiting, if anything (undefined: ask get). */
+  peek(clientId: string): ScimClient | undefined;
   /** Read from the database now (and cache the result). */
   refresh(clientId: string): Promise<ScimClient | undefined>;
   /** Which of the client's live secrets this is, compared in constant time. */
@@ -62,16 +64,42 @@ export function installScimPlumbing(
     },
   );
 
-  scope.addHook("onRequest", async (req, reply) => {
+  const match = (client: ScimClient, presented: string) => clients.match(client, presented);
+
+  // A request of a cached client presenting its current static secret is authenticated without waiting for
+  // anything, in the hook's own turn; any other (a client to read, an access token, a secret refused or previous)
+  // takes the full path, which reads the client again before refusing.
+  scope.addHook("onRequest", (req, reply, done) => {
     reply.header("content-type", SCIM_CONTENT_TYPE);
     const { clientId } = req.params as { clientId?: string };
     // A client id PostgreSQL could not even compare names no client.
-    if (clientId === undefined || !isStorableText(clientId))
-      throw new ScimError(404, undefined, "SCIM client not found");
+    if (clientId === undefined || !isStorableText(clientId)) {
+      done(new ScimError(404, undefined, "SCIM client not found"));
+      return;
+    }
+    const cached = clients.peek(clientId);
+    if (cached !== undefined) {
+      let presented: Presented;
+      try {
+        presented = presentedCredentials(req.headers.authorization);
+      } catch (e) {
+        done(e as ScimError);
+        return;
+      }
+      if (authenticateAtOnce(cached, presented, match) === "current") {
+        req.scimClient = cached;
+        req.scimSecret = "current";
+        done(refusalOf(req));
+        return;
+      }
+    }
+    authenticateRequest(req, clientId).then(() => done(refusalOf(req)), done);
+  });
+
+  async function authenticateRequest(req: FastifyRequest, clientId: string): Promise<void> {
     let client = await clients.get(clientId);
     if (client === undefined) throw new ScimError(404, undefined, "SCIM client not found");
     const presented = presentedCredentials(req.headers.authorization);
-    const match = clients.match.bind(clients);
     let which = await authenticate(client, presented, match, tokens);
     // Before refusing, read the client again: another instance may have just rotated its secret.
     if (which === undefined) {
@@ -83,18 +111,7 @@ export function installScimPlumbing(
     if (which === "previous") await clients.notePreviousSecretUse(client);
     req.scimClient = client;
     req.scimSecret = which;
-    // The route is known before the body is read: an unknown route is 404 whatever the body holds.
-    if (req.is404) throw new ScimError(404, undefined, notFoundDetail(req.method, req.url));
-    const inPath = findUnstorableParameter(req.params);
-    if (inPath !== undefined) throw badRequest("invalidValue", `the URL path contains ${inPath.problem}`);
-    const inQuery = findUnstorableParameter(req.query);
-    if (inQuery !== undefined) {
-      throw badRequest(
-        "invalidValue",
-        `query parameter ${inQuery.name} contains ${inQuery.problem}, which cannot be stored`,
-      );
-    }
-  });
+  }
 
   // The hooks below run on every request and wait for nothing: they answer through `done`, which costs Fastify
   // no promise and no extra turn of the microtask queue.
@@ -203,4 +220,20 @@ export function refuseOtherMethods(scope: FastifyInstance, url: string, allowed:
       throw refusal();
     },
   });
+}
+
+/** What an authenticated request is refused for before its body is read, if anything. */
+function refusalOf(req: FastifyRequest): ScimError | undefined {
+  // The route is known before the body is read: an unknown route is 404 whatever the body holds.
+  if (req.is404) return new ScimError(404, undefined, notFoundDetail(req.method, req.url));
+  const inPath = findUnstorableParameter(req.params);
+  if (inPath !== undefined) return badRequest("invalidValue", `the URL path contains ${inPath.problem}`);
+  const inQuery = findUnstorableParameter(req.query);
+  if (inQuery !== undefined) {
+    return badRequest(
+      "invalidValue",
+      `query parameter ${inQuery.name} contains ${inQuery.problem}, which cannot be stored`,
+    );
+  }
+  return undefined;
 }

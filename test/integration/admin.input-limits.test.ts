@@ -178,6 +178,17 @@ describe("admin protocol details", () => {
     expect(res.json()).toMatchObject({ error: { code: 401, status: "UNAUTHENTICATED" } });
   });
 
+  it("a path under no scope is 404 before its body is read, and nothing else answers it", async () => {
+    const res = await t.request({
+      method: "POST",
+      url: "/nothing-here",
+      headers: { "content-type": "application/json" },
+      payload: "{not json",
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toContain("no endpoint POST /nothing-here");
+  });
+
   it("an unknown route is 404 before its body is read", async () => {
     const res = await t.request({
       method: "POST",

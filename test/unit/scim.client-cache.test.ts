@@ -28,6 +28,17 @@ describe("ScimClientCache", () => {
     expect(loads()).toBe(2);
   });
 
+  it("peeks at a fresh entry only: nothing before the first load, nothing after the TTL, never a load", async () => {
+    const clock = new ManualClock();
+    const { cache, loads } = counting(undefined, clock);
+    expect(cache.peek("a")).toBeUndefined();
+    await cache.get("a");
+    expect(cache.peek("a")).toMatchObject({ clientId: "a" });
+    clock.advance(5_001);
+    expect(cache.peek("a")).toBeUndefined();
+    expect(loads()).toBe(1);
+  });
+
   it("does not keep misses (a client created elsewhere is found at once), and forgets on demand", async () => {
     let exists = false;
     const { cache, loads } = counting((id) => (exists ? client(id) : undefined));

@@ -53,9 +53,13 @@ export class ScimClientCache {
   }
 
   async get(clientId: string): Promise<ScimClient | undefined> {
+    return this.peek(clientId) ?? this.refresh(clientId);
+  }
+
+  /** The client when it is cached and within the TTL, without waiting; undefined says only "ask get". */
+  peek(clientId: string): ScimClient | undefined {
     const hit = this.#entries.get(clientId);
-    if (hit !== undefined && hit.expires > this.#clock.now().getTime()) return hit.client;
-    return this.refresh(clientId);
+    return hit !== undefined && hit.expires > this.#clock.now().getTime() ? hit.client : undefined;
   }
 
   /**

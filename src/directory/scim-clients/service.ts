@@ -48,6 +48,7 @@ export class ScimClientService {
   get authenticator() {
     return {
       get: (clientId: string) => this.#cache.get(clientId),
+      peek: (clientId: string) => this.#cache.peek(clientId),
       refresh: (clientId: string) => this.#cache.refresh(clientId),
       match: (client: ScimClient, presented: string) => matchSecret(client, presented, this.#clock.now()),
       notePreviousSecretUse: (client: ScimClient) => this.notePreviousSecretUse(client),
