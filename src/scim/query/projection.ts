@@ -53,11 +53,17 @@ export function project(
  * `groups`), so callers can skip loading what will not be returned.
  */
 export function includes(resource: ResourceName, projection: Projection, attribute: string): boolean {
+  const hasAttributes = projection.attributes !== undefined && projection.attributes.length > 0;
+  const hasExcluded = projection.excludedAttributes !== undefined && projection.excludedAttributes.length > 0;
+  // Without a projection (most requests), nothing to look up and no closure to make.
+  if (!hasAttributes && !hasExcluded) return true;
   const name = attribute.toLowerCase();
-  const hits = (list: readonly string[]) =>
-    targetsOf(resource, list).some((t) => t.attribute?.name.toLowerCase() === name && t.container === undefined);
-  if (projection.attributes !== undefined && projection.attributes.length > 0) return hits(projection.attributes);
-  if (projection.excludedAttributes !== undefined && projection.excludedAttributes.length > 0) {
+  if (projection.attributes !== undefined && hasAttributes) {
+    return targetsOf(resource, projection.attributes).some(
+      (t) => t.attribute?.name.toLowerCase() === name && t.container === undefined,
+    );
+  }
+  if (projection.excludedAttributes !== undefined) {
     return !targetsOf(resource, projection.excludedAttributes).some(
       (t) => t.attribute?.name.toLowerCase() === name && t.sub === undefined && t.container === undefined,
     );

@@ -23,23 +23,40 @@ export function userRenderer(
   projection: Projection,
   registry: SchemaRegistry,
 ): (user: StoredUser) => string {
-  const object = (user: StoredUser) => JSON.stringify(renderUser(user, baseUrl, projection, registry));
-  if (!isWhole(projection)) return object;
-  // The location's JSON prefix is escaped once per page, not per user; an id is a UUID: nothing in it to escape.
-  const location = JSON.stringify(userLocation(baseUrl, "")).slice(0, -1);
-  return (user) => {
-    const text = user.document.text;
-    const split = user.managerDisplayName === null && !user.document.serverKeys ? splitSchemas(text) : undefined;
-    if (split === undefined || !isPlainSchemas(registry, split.schemas)) return object(user);
-    const body = split.body.length > 2 ? `,${split.body.slice(1, -1)}` : "";
-    const groups = user.groups === undefined || user.groups.length === 0 ? "" : `,"groups":${scimGroups(user.groups)}`;
-    return (
-      `{"schemas":${split.schemas},"id":"${user.id}"${body}${groups},"meta":{"resourceType":"User",` +
-      `"created":"${user.createdAt}","lastModified":"${user.updatedAt}",` +
-      `"location":${location}${user.id}",` +
-      `"version":"W/\\"${user.version}\\""}}`
-    );
-  };
+  if (!isWhole(projection)) return (user) => JSON.stringify(renderUser(user, baseUrl, projection, registry));
+  // The location's JSON prefix is escaped once per page, not per user.
+  const location = locationPrefix(baseUrl);
+  return (user) => spliced(user, location, registry) ?? JSON.stringify(renderUser(user, baseUrl, projection, registry));
+}
+
+/** One user: what `userRenderer(baseUrl, projection, registry)(user)` answers, without making a renderer. */
+export function renderUserText(
+  user: StoredUser,
+  baseUrl: string,
+  projection: Projection,
+  registry: SchemaRegistry,
+): string {
+  const text = isWhole(projection) ? spliced(user, locationPrefix(baseUrl), registry) : undefined;
+  return text ?? JSON.stringify(renderUser(user, baseUrl, projection, registry));
+}
+
+/** The JSON text of the user's location up to its id: `"https://…/Users/`. */
+const locationPrefix = (baseUrl: string): string => JSON.stringify(userLocation(baseUrl, "")).slice(0, -1);
+
+/** The whole user spliced from its document's text, or undefined when it must be rendered as an object. */
+function spliced(user: StoredUser, location: string, registry: SchemaRegistry): string | undefined {
+  const text = user.document.text;
+  const split = user.managerDisplayName === null && !user.document.serverKeys ? splitSchemas(text) : undefined;
+  if (split === undefined || !isPlainSchemas(registry, split.schemas)) return undefined;
+  const body = split.body.length > 2 ? `,${split.body.slice(1, -1)}` : "";
+  const groups = user.groups === undefined || user.groups.length === 0 ? "" : `,"groups":${scimGroups(user.groups)}`;
+  // An id is a UUID: nothing in it to escape.
+  return (
+    `{"schemas":${split.schemas},"id":"${user.id}"${body}${groups},"meta":{"resourceType":"User",` +
+    `"created":"${user.createdAt}","lastModified":"${user.updatedAt}",` +
+    `"location":${location}${user.id}",` +
+    `"version":"W/\\"${user.version}\\""}}`
+  );
 }
 
 /**

@@ -15,7 +15,7 @@ import { searchQueryOf } from "../search/body.js";
 import { usersPage } from "../search/users.js";
 import { checkImmutable } from "./extension-rules.js";
 import { hasForeign, splitForeign, withForeign } from "./foreign-extensions.js";
-import { userRenderer } from "./render-text.js";
+import { renderUserText } from "./render-text.js";
 import { userLocation } from "./serialize.js";
 import { validateUser } from "./validate.js";
 
@@ -47,7 +47,7 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     // An auto-linked create (docs/decisions.md) answers 201 with the existing id as well.
     const base = baseOf(req);
     withEtag(reply.code(201).header("location", userLocation(base, user.id)), user.version);
-    return reply.send(userRenderer(base, projection, registry)(user));
+    return reply.send(renderUserText(user, base, projection, registry));
   });
 
   scope.get("/Users/:id", async (req, reply) => {
@@ -57,7 +57,9 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     if (user === undefined) throw notFound(id);
     // RFC 7644 §3.14: the client's copy is current; the answer carries no body.
     if (notModified(req, user.version)) return withEtag(reply.code(304), user.version).send();
-    return withEtag(reply, user.version).send(userRenderer(baseOf(req), projection, registryOf(req.scimClient))(user));
+    return withEtag(reply, user.version).send(
+      renderUserText(user, baseOf(req), projection, registryOf(req.scimClient)),
+    );
   });
 
   scope.put("/Users/:id", async (req, reply) => {
@@ -74,7 +76,7 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     };
     const user = await commands.update(client.organizationId, client, id, change, viewOf(projection), expectedOf(req));
     if (user === undefined) throw notFound(id);
-    return withEtag(reply, user.version).send(userRenderer(baseOf(req), projection, registry)(user));
+    return withEtag(reply, user.version).send(renderUserText(user, baseOf(req), projection, registry));
   });
 
   scope.patch("/Users/:id", async (req, reply) => {
@@ -95,7 +97,7 @@ export function registerUserRoutes(scope: FastifyInstance, deps: ScimDeps): void
     };
     const user = await commands.update(client.organizationId, client, id, change, viewOf(projection), expectedOf(req));
     if (user === undefined) throw notFound(id);
-    return withEtag(reply, user.version).send(userRenderer(baseOf(req), projection, registry)(user));
+    return withEtag(reply, user.version).send(renderUserText(user, baseOf(req), projection, registry));
   });
 
   scope.delete("/Users/:id", async (req, reply) => {
