@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { RequestMetrics } from "./request-metrics.js";
 
 /** Seconds; from a cached GET (~1 ms) to a slow write under load. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -21,24 +22,15 @@ export type StatusClass = "2xx" | "3xx" | "4xx" | "5xx";
 export const statusClass = (status: number): StatusClass =>
   status >= 500 ? "5xx" : status >= 400 ? "4xx" : status >= 300 ? "3xx" : "2xx";
 
-interface RequestSeries {
-  readonly duration: { observe(seconds: number): void };
-  readonly byClass: Map<StatusClass, { inc(): void }>;
-}
-
 /**
  * Every metric Roster exposes on /metrics (docs/operations.md has the table). Labels are bounded: an operation name
- * (`users.create`), a status class, an outcome, a pool name — never a client id, a path or a resource id. Label
- * children are kept per operation, so a request costs two map lookups and two increments.
+ * (`users.create`), a status class, an outcome, a pool name — never a client id, a path or a resource id. A request
+ * costs one map lookup and a few increments (RequestMetrics).
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly #scim: Map<string, RequestSeries>;
-  readonly #admin: Map<string, RequestSeries>;
-  readonly #scimTotal: Counter<"operation" | "status_class">;
-  readonly #scimDuration: Histogram<"operation">;
-  readonly #adminTotal: Counter<"operation" | "status_class">;
-  readonly #adminDuration: Histogram<"operation">;
+  readonly #scim: RequestMetrics;
+  readonly #admin: RequestMetrics;
   readonly #deliveries: Counter<"outcome">;
   readonly #deliveryDuration: Histogram<"outcome">;
   readonly #dropped: Counter;
@@ -47,20 +39,20 @@ export class Metrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
-    const total = (name: string, help: string) =>
-      new Counter({ name, help, labelNames: ["operation", "status_class"], registers });
-    const duration = (name: string, help: string) =>
-      new Histogram({ name, help, labelNames: ["operation"], buckets: LATENCY_BUCKETS, registers });
-    this.#scimTotal = total("roster_scim_requests_total", "SCIM requests answered, by operation and status class");
-    this.#scimDuration = duration(
-      "roster_scim_request_duration_seconds",
-      "SCIM request latency, from receiving the request to the last byte of the answer",
+    this.#scim = new RequestMetrics(
+      this.registry,
+      { name: "roster_scim_requests_total", help: "SCIM requests answered, by operation and status class" },
+      {
+        name: "roster_scim_request_duration_seconds",
+        help: "SCIM request latency, from receiving the request to the last byte of the answer",
+        buckets: LATENCY_BUCKETS,
+      },
     );
-    this.#adminTotal = total(
-      "roster_admin_requests_total",
-      "Admin API requests answered, by operation and status class",
+    this.#admin = new RequestMetrics(
+      this.registry,
+      { name: "roster_admin_requests_total", help: "Admin API requests answered, by operation and status class" },
+      { name: "roster_admin_request_duration_seconds", help: "Admin API request latency", buckets: LATENCY_BUCKETS },
     );
-    this.#adminDuration = duration("roster_admin_request_duration_seconds", "Admin API request latency");
     this.#deliveries = new Counter({
       name: "roster_webhook_deliveries_total",
       help: "Webhook delivery attempts, by outcome (success: a 2xx answer; failure: another status; error: no answer)",
@@ -84,16 +76,14 @@ export class Metrics {
       help: "API key verifications refused because a rate limit was exhausted",
       registers,
     });
-    this.#scim = new Map();
-    this.#admin = new Map();
   }
 
   scimRequest(operation: string, status: number, seconds: number): void {
-    record(this.#scim, this.#scimTotal, this.#scimDuration, operation, status, seconds);
+    this.#scim.record(operation, status, seconds);
   }
 
   adminRequest(operation: string, status: number, seconds: number): void {
-    record(this.#admin, this.#adminTotal, this.#adminDuration, operation, status, seconds);
+    this.#admin.record(operation, status, seconds);
   }
 
   webhookDelivery(outcome: "success" | "failure" | "error", seconds: number): void {
@@ -158,27 +148,4 @@ export class Metrics {
       (s) => s.oldestAgeSeconds,
     );
   }
-}
-
-function record(
-  series: Map<string, RequestSeries>,
-  total: Counter<"operation" | "status_class">,
-  duration: Histogram<"operation">,
-  operation: string,
-  status: number,
-  seconds: number,
-): void {
-  let s = series.get(operation);
-  if (s === undefined) {
-    s = { duration: duration.labels({ operation }), byClass: new Map() };
-    series.set(operation, s);
-  }
-  const cls = statusClass(status);
-  let counter = s.byClass.get(cls);
-  if (counter === undefined) {
-    counter = total.labels({ operation, status_class: cls });
-    s.byClass.set(cls, counter);
-  }
-  counter.inc();
-  s.duration.observe(seconds);
 }
