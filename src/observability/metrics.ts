@@ -17,11 +17,6 @@ export interface OutboxStats {
   readonly oldestAgeSeconds: number;
 }
 
-export type StatusClass = "2xx" | "3xx" | "4xx" | "5xx";
-
-export const statusClass = (status: number): StatusClass =>
-  status >= 500 ? "5xx" : status >= 400 ? "4xx" : status >= 300 ? "3xx" : "2xx";
-
 /**
  * Every metric Roster exposes on /metrics (docs/operations.md has the table). Labels are bounded: an operation name
  * (`users.create`), a status class, an outcome, a pool name — never a client id, a path or a resource id. A request

@@ -35,7 +35,12 @@ export class ResilientClient extends pg.Client {
           if (err.message === QUERY_TIMEOUT_MESSAGE) this.cut();
           reject(err);
         };
-        (super.query as (q: unknown) => unknown)(config);
+        try {
+          (super.query as (q: unknown) => unknown)(config);
+        } catch (e) {
+          settled?.();
+          throw e;
+        }
       });
     }
     const result: unknown = (super.query as (...a: unknown[]) => unknown)(...args);

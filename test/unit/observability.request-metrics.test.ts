@@ -6,7 +6,7 @@ const TOTAL = { name: "t_requests_total", help: "requests" };
 const DURATION = { name: "t_request_duration_seconds", help: "latency", buckets: [0.001, 0.01, 0.1, 1] };
 
 /** The same observations through prom-client's own Counter and Histogram, the reference. */
-function reference(observations: readonly [string, number, number][]): Registry {
+function reference(observations: readonly (readonly [string, number, number])[]): Registry {
   const registry = new Registry();
   const total = new Counter({ ...TOTAL, labelNames: ["operation", "status_class"], registers: [registry] });
   const duration = new Histogram({ ...DURATION, labelNames: ["operation"], registers: [registry] });
