@@ -66,8 +66,8 @@ export function singleEventOf(batch: OutboxBatch): OutboxRow | undefined {
   return batchMayDeprovision(batch) ? undefined : first;
 }
 
-/** Whether a batch of one event is tested for a held event of its resource: a SCIM connection's. */
-const mayBeHeldBehind = (batch: OutboxBatch): boolean => batch.source === "scim" && batch.directoryId !== null;
+/** Whether a batch goes through its connection's deprovisioning guard, which may hold it: a SCIM connection's. */
+export const mayBeHeldBehind = (batch: OutboxBatch): boolean => batch.source === "scim" && batch.directoryId !== null;
 
 /**
  * The WITH-list entries ending with `ev_rows` for a batch of one event that stands for no API keys and deprovisions

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "./database.js";
-import { batchRows, guardedEventClauses, singleEventClauses, singleEventOf } from "./event-guard.js";
+import { batchRows, guardedEventClauses, mayBeHeldBehind, singleEventClauses, singleEventOf } from "./event-guard.js";
 import { keyEventData, uuidv7Of } from "./key-event-sql.js";
 import type { Clock } from "../platform/clock.js";
 import { uuidv7 } from "../platform/ids.js";
@@ -60,7 +60,7 @@ export function publishEvents(
   const published =
     single !== undefined
       ? singleEventClauses(batch, single, when, unheld)
-      : batch.source === "scim" && batch.directoryId !== null
+      : mayBeHeldBehind(batch)
         ? guardedEventClauses(batch, JSON.stringify(batch.rows), when)
         : sql`ev_rows as (select r.* from ${batchRows(sql`${JSON.stringify(batch.rows)}::json`)} where ${when})`;
   const recorded = sql`${published}${expanded}, ev_events as (

@@ -176,7 +176,7 @@ export class IdentityCommands {
       events,
       document.active !== false,
       // Only a remembered document carries what became of its write's events (DocumentCache).
-      read === undefined && base.flowedFor !== undefined && base.flowedFor === events.directoryId,
+      read === undefined && base.flowedFor === events.directoryId,
     );
     if (user === undefined) return undefined;
     this.#events.committed(events);
